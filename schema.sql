@@ -1,0 +1,50 @@
+-- Applied with `wrangler d1 execute <db> --file schema.sql`; every statement is idempotent.
+PRAGMA foreign_keys = ON;
+
+CREATE TABLE IF NOT EXISTS users (
+  id                   INTEGER PRIMARY KEY,
+  email                TEXT    NOT NULL UNIQUE COLLATE NOCASE,
+  plan                 TEXT    NOT NULL DEFAULT 'free' CHECK (plan IN ('free', 'pro')),
+  -- ISO-8601 UTC; NULL means no end date. A Pro plan past this moment is treated as Free.
+  subscription_ends_at TEXT,
+  created_at           TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TABLE IF NOT EXISTS api_keys (
+  id           INTEGER PRIMARY KEY,
+  user_id      INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  name         TEXT    NOT NULL,
+  -- First characters of the key, shown to people and used by `admin revoke-key`.
+  prefix       TEXT    NOT NULL,
+  -- Hex SHA-256 of the whole key; the key itself is never stored.
+  key_hash     TEXT    NOT NULL UNIQUE,
+  created_at   TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  last_used_at TEXT,
+  revoked_at   TEXT
+);
+CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys (user_id);
+CREATE INDEX IF NOT EXISTS api_keys_prefix ON api_keys (prefix);
+
+-- One row per user and UTC day; `used` counts successful processing calls (API and web).
+CREATE TABLE IF NOT EXISTS daily_usage (
+  user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  day     TEXT    NOT NULL, -- YYYY-MM-DD, UTC
+  used    INTEGER NOT NULL DEFAULT 0 CHECK (used >= 0),
+  PRIMARY KEY (user_id, day)
+);
+
+CREATE TABLE IF NOT EXISTS results (
+  uuid       TEXT    PRIMARY KEY, -- 32 lowercase hex characters, 128 random bits
+  user_id    INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  operation  TEXT    NOT NULL,
+  format     TEXT    NOT NULL,
+  filename   TEXT    NOT NULL,
+  size       INTEGER NOT NULL,
+  width      INTEGER NOT NULL,
+  height     INTEGER NOT NULL,
+  etag       TEXT    NOT NULL,
+  created_at TEXT    NOT NULL,
+  expires_at TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_expires ON results (expires_at);
+CREATE INDEX IF NOT EXISTS results_user ON results (user_id, created_at);

@@ -1,0 +1,33 @@
+/**
+ * The one error type of the service. `code` is from a closed set (statuses live in
+ * src/http/error-handler.ts); `message` is safe to show to clients, `detail` is for logs only.
+ */
+export const ERROR_CODES = [
+  'INVALID_PARAMETERS',
+  'UNSUPPORTED_FORMAT',
+  'FILE_TOO_LARGE',
+  'DAILY_LIMIT_REACHED',
+  'RATE_LIMIT_EXCEEDED',
+  'CONVERSION_FAILED',
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly detail?: unknown,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+/** The one place that words "invalid parameter" messages, so every field reads alike. */
+export function invalidParameter(field: string, problem: string): AppError {
+  return new AppError('INVALID_PARAMETERS', `Invalid parameter "${field}": ${problem}.`);
+}

@@ -1,0 +1,6 @@
+declare namespace Cloudflare {
+  interface Env {
+    /** Test-only service binding that serves files of ../shared/corpus by relative path. */
+    CORPUS: Fetcher;
+  }
+}

@@ -1,0 +1,50 @@
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const corpusRoot = path.resolve(root, '../shared/corpus');
+
+/** Serves ../shared/corpus to tests running inside workerd, which have no file system. */
+async function serveCorpus(request: Request): Promise<Response> {
+  const relative = decodeURIComponent(new URL(request.url).pathname).replace(/^\/+/, '');
+  const file = path.resolve(corpusRoot, relative);
+  if (!file.startsWith(corpusRoot + path.sep)) return new Response('outside the corpus', { status: 400 });
+  try {
+    return new Response(await readFile(file));
+  } catch {
+    return new Response(`no corpus file ${relative}`, { status: 404 });
+  }
+}
+
+export default defineConfig({
+  root,
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: path.join(root, 'wrangler.toml') },
+            miniflare: { serviceBindings: { CORPUS: serveCorpus } },
+          }),
+        ],
+        test: {
+          name: 'workers',
+          root,
+          include: ['src/**/*.test.ts', 'test/workers/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'node',
+          root,
+          environment: 'node',
+          include: ['test/node/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
