@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'UNAUTHORIZED',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
+  'RANGE_NOT_SATISFIABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -21,6 +22,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly detail?: unknown,
+    /** Extra response headers the failure needs (Retry-After, Allow, rate-limit headers). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AppError';

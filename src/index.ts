@@ -1,14 +1,13 @@
-import decodeJpeg, { init as initJpegDecode } from '@jsquash/jpeg/decode';
-import jpegDecWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
-import { DurableObject } from 'cloudflare:workers';
+import { createApp } from './app';
+import { deleteExpiredResults } from './storage/results';
 
-let ready: Promise<void> | undefined;
+export { RateLimiter } from './rate-limiter';
+
+const app = createApp();
+
 export default {
-  async fetch(req: Request): Promise<Response> {
-    ready ??= initJpegDecode(jpegDecWasm);
-    await ready;
-    const img = await decodeJpeg(await req.arrayBuffer());
-    return Response.json({ w: img.width, h: img.height });
+  fetch: app.fetch,
+  async scheduled(controller, env, ctx) {
+    ctx.waitUntil(deleteExpiredResults(env, new Date(controller.scheduledTime)));
   },
-};
-export class RateLimiter extends DurableObject {}
+} satisfies ExportedHandler<Env>;

@@ -1,6 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -8,10 +8,12 @@ const corpusRoot = path.resolve(root, '../shared/corpus');
 
 /** Serves ../shared/corpus to tests running inside workerd, which have no file system. */
 async function serveCorpus(request: Request): Promise<Response> {
-  const relative = decodeURIComponent(new URL(request.url).pathname).replace(/^\/+/, '');
+  const url = new URL(request.url);
+  const relative = decodeURIComponent(url.pathname).replace(/^\/+/, '');
   const file = path.resolve(corpusRoot, relative);
   if (!file.startsWith(corpusRoot + path.sep)) return new Response('outside the corpus', { status: 400 });
   try {
+    if (url.searchParams.has('list')) return Response.json((await readdir(file)).sort());
     return new Response(await readFile(file));
   } catch {
     return new Response(`no corpus file ${relative}`, { status: 404 });
@@ -33,6 +35,7 @@ export default defineConfig({
           name: 'workers',
           root,
           include: ['src/**/*.test.ts', 'test/workers/**/*.test.ts'],
+          setupFiles: ['test/workers/setup.ts'],
         },
       },
       {

@@ -1,0 +1,72 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { TrieRouter } from 'hono/router/trie-router';
+import { readSettings } from './config';
+import type { AppEnv } from './env';
+import { AppError, invalidParameter } from './errors';
+import { handleError } from './http/error-handler';
+import { registerDownload } from './routes/download';
+import { registerMe } from './routes/me';
+import { registerProcessing } from './routes/processing';
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        throw invalidParameter(String(issue.path[0] ?? 'request'), issue.message);
+      }
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    c.set('settings', readSettings(c.env));
+    await next();
+  });
+
+  app.get('/', (c) =>
+    c.json({ name: 'Edge image API', openapi: '/api/v1/openapi.json', endpoints: ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata'] }),
+  );
+  registerMe(app);
+  registerProcessing(app);
+  registerDownload(app);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authorization: Bearer <API_KEY>. Keys are created on the account page (or with `npm run admin`).',
+  });
+  app.doc31('/api/v1/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: { title: 'Edge image API', version: '1.0.0', description: 'Convert, crop, resize and strip metadata from JPEG, PNG, WebP and AVIF images.' },
+    servers: [{ url: c.get('settings').siteUrl ?? new URL(c.req.url).origin }],
+  }));
+
+  const allowed = allowedMethodsOf(app);
+  app.notFound((c) => {
+    const methods = allowed(c.req.path);
+    if (methods.length > 0) {
+      throw new AppError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed here; use ${methods.join(' or ')}.`, undefined, {
+        Allow: methods.join(', '),
+      });
+    }
+    throw new AppError('NOT_FOUND', `No endpoint at ${c.req.path}.`);
+  });
+  app.onError(handleError);
+  return app;
+}
+
+/** The methods registered for a path, for 405 answers and their Allow header. */
+function allowedMethodsOf(app: OpenAPIHono<AppEnv>): (path: string) => string[] {
+  const router = new TrieRouter<string>();
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    router.add(route.method, route.path, route.method);
+    methods.add(route.method);
+  }
+  return (path) => {
+    const found = [...methods].filter((method) => router.match(method, path)[0].length > 0);
+    if (found.includes('GET')) found.push('HEAD');
+    return [...new Set(found)];
+  };
+}

@@ -1,0 +1,41 @@
+export interface ResultRow {
+  uuid: string;
+  user_id: number;
+  operation: string;
+  format: string;
+  filename: string;
+  size: number;
+  width: number;
+  height: number;
+  etag: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export async function insertResult(db: D1Database, row: ResultRow): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO results (uuid, user_id, operation, format, filename, size, width, height, etag, created_at, expires_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+    )
+    .bind(row.uuid, row.user_id, row.operation, row.format, row.filename, row.size, row.width, row.height, row.etag, row.created_at, row.expires_at)
+    .run();
+}
+
+/** A result that has not expired yet; expired rows are invisible even before the cleanup job runs. */
+export function findLiveResult(db: D1Database, uuid: string, now: Date): Promise<ResultRow | null> {
+  return db.prepare('SELECT * FROM results WHERE uuid = ?1 AND expires_at > ?2').bind(uuid, now.toISOString()).first<ResultRow>();
+}
+
+export async function listExpiredResults(db: D1Database, now: Date, limit: number): Promise<string[]> {
+  const { results } = await db
+    .prepare('SELECT uuid FROM results WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2')
+    .bind(now.toISOString(), limit)
+    .all<{ uuid: string }>();
+  return results.map((row) => row.uuid);
+}
+
+export async function deleteResults(db: D1Database, uuids: string[]): Promise<void> {
+  if (uuids.length === 0) return;
+  await db.batch(uuids.map((uuid) => db.prepare('DELETE FROM results WHERE uuid = ?1').bind(uuid)));
+}

@@ -1,0 +1,60 @@
+import type { PlanName } from '../plans';
+
+export interface UserRow {
+  id: number;
+  email: string;
+  plan: PlanName;
+  subscription_ends_at: string | null;
+}
+
+export interface ApiKeyOwner extends UserRow {
+  key_id: number;
+}
+
+/** The owner of a live (not revoked) key, looked up by the key's SHA-256 hash. */
+export function findUserByKeyHash(db: D1Database, keyHash: string): Promise<ApiKeyOwner | null> {
+  return db
+    .prepare(
+      `SELECT u.id, u.email, u.plan, u.subscription_ends_at, k.id AS key_id
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.key_hash = ?1 AND k.revoked_at IS NULL`,
+    )
+    .bind(keyHash)
+    .first<ApiKeyOwner>();
+}
+
+/** Records use of a key, at most once per `notSince` interval. */
+export async function touchApiKey(db: D1Database, keyId: number, now: Date, notSince: Date): Promise<void> {
+  await db
+    .prepare('UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?3)')
+    .bind(keyId, now.toISOString(), notSince.toISOString())
+    .run();
+}
+
+export async function createUser(
+  db: D1Database,
+  user: { email: string; plan?: PlanName; subscriptionEndsAt?: string | null },
+): Promise<UserRow> {
+  const row = await db
+    .prepare('INSERT INTO users (email, plan, subscription_ends_at) VALUES (?1, ?2, ?3) RETURNING id, email, plan, subscription_ends_at')
+    .bind(user.email.toLowerCase(), user.plan ?? 'free', user.subscriptionEndsAt ?? null)
+    .first<UserRow>();
+  if (!row) throw new Error('INSERT ... RETURNING gave no row');
+  return row;
+}
+
+export async function insertApiKey(
+  db: D1Database,
+  key: { userId: number; name: string; prefix: string; keyHash: string },
+): Promise<number> {
+  const row = await db
+    .prepare('INSERT INTO api_keys (user_id, name, prefix, key_hash) VALUES (?1, ?2, ?3, ?4) RETURNING id')
+    .bind(key.userId, key.name, key.prefix, key.keyHash)
+    .first<{ id: number }>();
+  if (!row) throw new Error('INSERT ... RETURNING gave no row');
+  return row.id;
+}
+
+export async function revokeApiKey(db: D1Database, keyId: number, now: Date): Promise<void> {
+  await db.prepare('UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL').bind(keyId, now.toISOString()).run();
+}

@@ -1,0 +1,49 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AppError, type ErrorCode } from '../errors';
+
+/** The one table from error code to HTTP status. */
+export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  INVALID_PARAMETERS: 422,
+  UNSUPPORTED_FORMAT: 422,
+  FILE_TOO_LARGE: 422,
+  DAILY_LIMIT_REACHED: 429,
+  RATE_LIMIT_EXCEEDED: 429,
+  CONVERSION_FAILED: 500,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RANGE_NOT_SATISFIABLE: 416,
+};
+
+export function failureBody(code: ErrorCode, message: string) {
+  return { success: false as const, error: { code, message } };
+}
+
+/** Hono's own exceptions (malformed multipart, wrong content type) become our codes. */
+function fromHttpException(error: HTTPException): AppError {
+  if (error.status === 400 || error.status === 415) {
+    return new AppError('INVALID_PARAMETERS', 'The request body must be multipart/form-data with a "file" field.', error.message);
+  }
+  if (error.status === 401) return new AppError('UNAUTHORIZED', 'A valid API key is required.');
+  if (error.status === 404) return new AppError('NOT_FOUND', 'Not found.');
+  return new AppError('CONVERSION_FAILED', 'The request could not be processed.', error.message);
+}
+
+function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof HTTPException) return fromHttpException(error);
+  return new AppError('CONVERSION_FAILED', 'The request could not be processed because of an internal error.', error);
+}
+
+/** `app.onError`: every failure leaves as the JSON envelope, never a stack trace. */
+export function handleError(error: unknown, c: Context): Response {
+  const appError = toAppError(error);
+  const status = ERROR_STATUS[appError.code];
+  if (status >= 500) console.error(`${c.req.method} ${c.req.path} failed:`, appError.detail ?? appError);
+  const headers = new Headers(appError.headers);
+  if (appError.code === 'UNAUTHORIZED') headers.set('WWW-Authenticate', 'Bearer');
+  headers.set('Cache-Control', 'no-store');
+  return c.json(failureBody(appError.code, appError.message), status, Object.fromEntries(headers));
+}

@@ -1,0 +1,20 @@
+import decodeWebp, { init as initDecoder } from '@jsquash/webp/decode';
+import encodeWebp, { init as initEncoder } from '@jsquash/webp/encode';
+import decoderWasm from '@jsquash/webp/codec/dec/webp_dec.wasm';
+// Workers support wasm SIMD; the encoder picks its SIMD build, which must get the SIMD binary.
+import encoderWasm from '@jsquash/webp/codec/enc/webp_enc_simd.wasm';
+import { toArrayBuffer, asImageData, fromImageData, initWithModule, lazyInit, withFreshInstanceOnFailure, type Codec } from './codec';
+
+const decoder = lazyInit(() => initWithModule(initDecoder, decoderWasm));
+const encoder = lazyInit(() => initWithModule(initEncoder, encoderWasm));
+
+export const webpCodec: Codec = {
+  async decode(bytes) {
+    await decoder.ready();
+    return withFreshInstanceOnFailure(decoder, async () => fromImageData(await decodeWebp(toArrayBuffer(bytes))));
+  },
+  async encode(image, quality) {
+    await encoder.ready();
+    return withFreshInstanceOnFailure(encoder, async () => new Uint8Array(await encodeWebp(asImageData(image), { quality })));
+  },
+};

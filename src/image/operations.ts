@@ -1,0 +1,38 @@
+import type { ImageFormat } from './types';
+
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Every operation may also change the output format (decisions.md); absent = same as input. */
+interface OutputOptions {
+  format?: ImageFormat;
+  /** 1..100, default 80; ignored for PNG. */
+  quality: number;
+}
+
+export type Operation =
+  | ({ kind: 'convert'; format: ImageFormat } & OutputOptions)
+  | ({ kind: 'crop'; region: Region } & OutputOptions)
+  | ({ kind: 'resize'; width?: number; height?: number; keepAspectRatio: boolean } & OutputOptions)
+  | ({ kind: 'remove-metadata' } & OutputOptions);
+
+export type OperationKind = Operation['kind'];
+
+export interface PixelLimits {
+  maxInputPixels: number;
+  maxOutputPixels: number;
+}
+
+export interface ProcessedImage {
+  bytes: Uint8Array;
+  format: ImageFormat;
+  /** Size as a viewer shows it (after EXIF orientation). */
+  width: number;
+  height: number;
+}
+
+export const DEFAULT_QUALITY = 80;

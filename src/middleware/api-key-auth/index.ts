@@ -1,0 +1,32 @@
+import { createMiddleware } from 'hono/factory';
+import { hashApiKey } from '../../auth/api-keys';
+import { findUserByKeyHash, touchApiKey } from '../../db/users';
+import type { AppEnv } from '../../env';
+import { AppError } from '../../errors';
+import { effectivePlan, PLANS } from '../../plans';
+
+// last_used_at is informative; writing it on every call would double the D1 writes.
+const TOUCH_INTERVAL_MS = 60_000;
+
+const unauthorized = () => new AppError('UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <API_KEY>".');
+
+/** `Authorization: Bearer <key>`; missing, malformed, unknown and revoked keys all look the same. */
+export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('Authorization') ?? '');
+  if (!match || match[1].length > 200) throw unauthorized();
+  const owner = await findUserByKeyHash(c.env.DB, await hashApiKey(match[1]));
+  if (!owner) throw unauthorized();
+
+  const now = new Date();
+  const plan = effectivePlan(owner.plan, owner.subscription_ends_at, now);
+  c.set('account', {
+    userId: owner.id,
+    email: owner.email,
+    keyId: owner.key_id,
+    plan,
+    subscriptionEndsAt: owner.subscription_ends_at,
+    limits: PLANS[plan],
+  });
+  c.executionCtx.waitUntil(touchApiKey(c.env.DB, owner.key_id, now, new Date(now.getTime() - TOUCH_INTERVAL_MS)));
+  await next();
+});

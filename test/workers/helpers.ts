@@ -1,0 +1,93 @@
+import { env, SELF } from 'cloudflare:test';
+import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys';
+import { utcDay } from '../../src/db/usage';
+import { createUser, insertApiKey } from '../../src/db/users';
+import type { PlanName } from '../../src/plans';
+
+let userCount = 0;
+
+export interface TestUser {
+  id: number;
+  email: string;
+  key: string;
+}
+
+/** A new user with one live key; each test gets its own so rate limits never leak between tests. */
+export async function createTestUser(options: { plan?: PlanName; subscriptionEndsAt?: string | null; usedToday?: number } = {}): Promise<TestUser> {
+  const email = `user${++userCount}-${crypto.randomUUID().slice(0, 8)}@example.test`;
+  const user = await createUser(env.DB, { email, plan: options.plan ?? 'free', subscriptionEndsAt: options.subscriptionEndsAt ?? null });
+  const key = generateApiKey();
+  await insertApiKey(env.DB, { userId: user.id, name: 'test', prefix: displayPrefix(key), keyHash: await hashApiKey(key) });
+  if (options.usedToday) {
+    await env.DB.prepare('INSERT INTO daily_usage (user_id, day, used) VALUES (?1, ?2, ?3)').bind(user.id, utcDay(new Date()), options.usedToday).run();
+  }
+  return { id: user.id, email, key };
+}
+
+export async function usedToday(userId: number): Promise<number> {
+  const row = await env.DB.prepare('SELECT used FROM daily_usage WHERE user_id = ?1 AND day = ?2').bind(userId, utcDay(new Date())).first<{ used: number }>();
+  return row?.used ?? 0;
+}
+
+const corpusCache = new Map<string, Uint8Array>();
+
+/** A file of ../shared/corpus, e.g. corpus('png/pngsuite/basn2c08.png'). */
+export async function corpus(path: string): Promise<Uint8Array> {
+  const cached = corpusCache.get(path);
+  if (cached) return cached;
+  const response = await env.CORPUS.fetch(`http://corpus/${path}`);
+  if (!response.ok) throw new Error(`corpus file ${path}: ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  corpusCache.set(path, bytes);
+  return bytes;
+}
+
+export async function corpusList(folder: string, pattern = /\.(jpe?g|png|webp|avif)$/i): Promise<string[]> {
+  const response = await env.CORPUS.fetch(`http://corpus/${folder}?list`);
+  const names = (await response.json()) as string[];
+  return names.filter((name) => pattern.test(name)).map((name) => `${folder}/${name}`);
+}
+
+export function api(path: string, init: RequestInit & { key?: string } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
+  return SELF.fetch(`http://api.test${path}`, { ...init, headers });
+}
+
+/** POSTs a multipart form: `file` plus text fields, like curl -F. */
+export function upload(
+  path: string,
+  key: string,
+  file: Uint8Array | null,
+  fields: Record<string, string> = {},
+  filename = 'upload.bin',
+): Promise<Response> {
+  const form = new FormData();
+  if (file) form.append('file', new File([file], filename));
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  return api(path, { method: 'POST', body: form, key });
+}
+
+export interface Envelope<T = any> {
+  success: boolean;
+  data: T;
+  error: { code: string; message: string };
+}
+
+export async function json<T = any>(response: Response): Promise<Envelope<T>> {
+  return (await response.json()) as Envelope<T>;
+}
+
+export async function expectFailure(response: Response, status: number, code: string): Promise<Envelope> {
+  const body = await json(response);
+  if (response.status !== status || body.success !== false || body.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body;
+}
+
+/** Downloads a result through its link (only the path matters: the host is the test's). */
+export async function download(downloadUrl: string, init?: RequestInit): Promise<Response> {
+  const url = new URL(downloadUrl);
+  return SELF.fetch(`http://api.test${url.pathname}`, init);
+}
