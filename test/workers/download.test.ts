@@ -1,0 +1,101 @@
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import worker from '../../src/index';
+import { objectKey } from '../../src/storage/results';
+import { createTestUser, download, expectFailure, json, upload } from './helpers';
+import { encodeImage, gradient } from './images';
+
+async function makeResult() {
+  const user = await createTestUser({ plan: 'pro' });
+  const response = await upload('/api/v1/convert', user.key, await encodeImage('png', gradient(32, 32)), { format: 'webp' }, 'tile.png');
+  const { data } = await json(response);
+  return data as { uuid: string; download_url: string; size: number; filename: string };
+}
+
+describe('GET /download/<uuid>/<format>/<filename>', () => {
+  it('serves the file as an attachment without an API key', async () => {
+    const result = await makeResult();
+    const response = await download(result.download_url);
+    expect(response.status).toBe(200);
+    expect(Object.fromEntries(response.headers)).toMatchObject({
+      'content-type': 'image/webp',
+      'content-disposition': `attachment; filename="tile.webp"; filename*=UTF-8''tile.webp`,
+      'x-content-type-options': 'nosniff',
+      'accept-ranges': 'bytes',
+      'content-length': String(result.size),
+    });
+    expect(response.headers.get('ETag')).toMatch(/^"[^"]+"$/);
+    expect(response.headers.get('Cache-Control')).toMatch(/^private, max-age=\d+/);
+    expect((await response.arrayBuffer()).byteLength).toBe(result.size);
+  });
+
+  it('answers HEAD with the headers and no body', async () => {
+    const result = await makeResult();
+    const response = await download(result.download_url, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Length')).toBe(String(result.size));
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it('answers If-None-Match with 304', async () => {
+    const result = await makeResult();
+    const etag = (await download(result.download_url)).headers.get('ETag')!;
+    const response = await download(result.download_url, { headers: { 'If-None-Match': etag } });
+    expect(response.status).toBe(304);
+    expect(response.headers.get('ETag')).toBe(etag);
+    expect((await download(result.download_url, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+  });
+
+  it('serves byte ranges', async () => {
+    const result = await makeResult();
+    const whole = new Uint8Array(await (await download(result.download_url)).arrayBuffer());
+    const first = await download(result.download_url, { headers: { Range: 'bytes=0-9' } });
+    expect(first.status).toBe(206);
+    expect(first.headers.get('Content-Range')).toBe(`bytes 0-9/${result.size}`);
+    expect(new Uint8Array(await first.arrayBuffer())).toEqual(whole.subarray(0, 10));
+    const tail = await download(result.download_url, { headers: { Range: 'bytes=-5' } });
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(whole.subarray(whole.length - 5));
+    const open = await download(result.download_url, { headers: { Range: `bytes=${result.size - 3}-` } });
+    expect(open.headers.get('Content-Range')).toBe(`bytes ${result.size - 3}-${result.size - 1}/${result.size}`);
+    const outside = await download(result.download_url, { headers: { Range: `bytes=${result.size}-` } });
+    await expectFailure(outside, 416, 'RANGE_NOT_SATISFIABLE');
+    expect(outside.headers.get('Content-Range')).toBe(`bytes */${result.size}`);
+  });
+
+  it('answers unknown and tampered links with 404 NOT_FOUND', async () => {
+    const result = await makeResult();
+    const url = new URL(result.download_url);
+    const [, , uuid, format, filename] = url.pathname.split('/');
+    for (const path of [
+      `/download/${'0'.repeat(32)}/${format}/${filename}`,
+      `/download/${uuid}/png/${filename}`,
+      `/download/${uuid}/${format}/other.webp`,
+      `/download/${uuid.toUpperCase()}/${format}/${filename}`,
+      `/download/not-a-uuid/${format}/${filename}`,
+    ]) {
+      await expectFailure(await download(`http://x${path}`), 404, 'NOT_FOUND');
+    }
+  });
+
+  it('answers an expired link with 404 at once, and the scheduled job deletes file and record', async () => {
+    const result = await makeResult();
+    await env.DB.prepare('UPDATE results SET expires_at = ?1 WHERE uuid = ?2').bind(new Date(Date.now() - 1000).toISOString(), result.uuid).run();
+    await expectFailure(await download(result.download_url), 404, 'NOT_FOUND');
+    expect(await env.RESULTS.head(objectKey(result.uuid))).not.toBeNull();
+
+    const live = await makeResult();
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now() }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(await env.RESULTS.head(objectKey(result.uuid))).toBeNull();
+    expect(await env.DB.prepare('SELECT uuid FROM results WHERE uuid = ?1').bind(result.uuid).first()).toBeNull();
+    expect((await download(live.download_url)).status).toBe(200);
+  });
+
+  it('writes the file before answering and keeps it for the retention period', async () => {
+    const result = await makeResult();
+    expect(await env.RESULTS.head(objectKey(result.uuid))).not.toBeNull();
+    const row = await env.DB.prepare('SELECT created_at, expires_at FROM results WHERE uuid = ?1').bind(result.uuid).first<{ created_at: string; expires_at: string }>();
+    expect(Date.parse(row!.expires_at) - Date.parse(row!.created_at)).toBe(24 * 3_600_000);
+  });
+});

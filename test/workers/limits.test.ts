@@ -1,0 +1,122 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { releaseConversion, reserveConversion, utcDay } from '../../src/db/usage';
+import { api, createTestUser, expectFailure, json, upload, usedToday } from './helpers';
+import { encodeImage, gradient } from './images';
+
+const smallPng = () => encodeImage('png', gradient(16, 16));
+
+describe('daily quota', () => {
+  it('refuses the 16th conversion of a Free day with DAILY_LIMIT_REACHED saying 0 remain', async () => {
+    const user = await createTestUser({ usedToday: 14 });
+    const fifteenth = await upload('/api/v1/convert', user.key, await smallPng(), { format: 'webp' });
+    expect(fifteenth.status).toBe(200);
+    expect(fifteenth.headers.get('X-RateLimit-Limit')).toBe('15');
+    expect(fifteenth.headers.get('X-RateLimit-Remaining')).toBe('0');
+    const reset = Number(fifteenth.headers.get('X-RateLimit-Reset'));
+    expect(reset * 1000).toBe(Date.parse(utcDay(new Date(Date.now() + 86_400_000)) + 'T00:00:00Z'));
+
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // stay inside the 2/s Free rate
+    const sixteenth = await upload('/api/v1/convert', user.key, await smallPng(), { format: 'webp' });
+    const body = await expectFailure(sixteenth, 429, 'DAILY_LIMIT_REACHED');
+    expect(body.error.message).toMatch(/\b0 remain/);
+    expect(Number(sixteenth.headers.get('Retry-After'))).toBeGreaterThan(0);
+    expect(sixteenth.headers.get('X-RateLimit-Remaining')).toBe('0');
+    expect(await usedToday(user.id)).toBe(15);
+    const me = await json(await api('/api/v1/me', { key: user.key }));
+    expect(me.data.quota).toMatchObject({ daily_used: 15, daily_remaining: 0 });
+  });
+
+  it('spends nothing on failed calls', async () => {
+    const user = await createTestUser({ plan: 'pro' });
+    await upload('/api/v1/convert', user.key, new Uint8Array([1, 2, 3]), { format: 'png' });
+    await upload('/api/v1/convert', user.key, await smallPng(), { format: 'tiff' });
+    await upload('/api/v1/crop', user.key, await smallPng(), { x: '10', y: '10', width: '10', height: '10' });
+    expect(await usedToday(user.id)).toBe(0);
+    expect((await upload('/api/v1/convert', user.key, await smallPng(), { format: 'png' })).status).toBe(200);
+    expect(await usedToday(user.id)).toBe(1);
+  });
+
+  it('counts Pro conversions without limiting them or sending quota headers', async () => {
+    const user = await createTestUser({ plan: 'pro', usedToday: 1000 });
+    const response = await upload('/api/v1/convert', user.key, await smallPng(), { format: 'png' });
+    expect(response.status).toBe(200);
+    expect(response.headers.has('X-RateLimit-Limit')).toBe(false);
+    expect(await usedToday(user.id)).toBe(1001);
+  });
+
+  it('never lets parallel reservations exceed what is left (40 in parallel, 7 left)', async () => {
+    const user = await createTestUser({ usedToday: 8 });
+    const day = utcDay(new Date());
+    const outcomes = await Promise.all(Array.from({ length: 40 }, () => reserveConversion(env.DB, user.id, day, 15)));
+    expect(outcomes.filter((used) => used !== null)).toHaveLength(7);
+    expect(await usedToday(user.id)).toBe(15);
+    await releaseConversion(env.DB, user.id, day);
+    expect(await usedToday(user.id)).toBe(14);
+  });
+
+  it('admits exactly the conversions left when parallel requests race through the whole API', async () => {
+    // A Free user may have 2 requests in flight per second: 6 parallel calls, 1 conversion left.
+    const user = await createTestUser({ usedToday: 14 });
+    const png = await smallPng();
+    const responses = await Promise.all(Array.from({ length: 6 }, () => upload('/api/v1/convert', user.key, png, { format: 'png' })));
+    const codes = await Promise.all(responses.map(async (r) => (r.status === 200 ? 'OK' : (await json(r)).error.code)));
+    expect(codes.filter((code) => code === 'OK')).toHaveLength(1);
+    expect(codes.filter((code) => code === 'DAILY_LIMIT_REACHED')).toHaveLength(1);
+    expect(codes.filter((code) => code === 'RATE_LIMIT_EXCEEDED')).toHaveLength(4);
+    expect(await usedToday(user.id)).toBe(15);
+  });
+
+  it('admits exactly k of N calls arriving in parallel waves at the Free rate (k = 3 left)', async () => {
+    // Waves of 2 parallel calls, one second apart, so only the quota decides.
+    const user = await createTestUser({ usedToday: 12 });
+    const png = await smallPng();
+    let ok = 0;
+    for (let wave = 0; wave < 3; wave++) {
+      if (wave > 0) await new Promise((resolve) => setTimeout(resolve, 1050));
+      const responses = await Promise.all([0, 1].map(() => upload('/api/v1/convert', user.key, png, { format: 'png' })));
+      ok += responses.filter((response) => response.status === 200).length;
+    }
+    expect(ok).toBe(3);
+    expect(await usedToday(user.id)).toBe(15);
+  });
+});
+
+describe('request rate', () => {
+  it.each([
+    ['free', 2],
+    ['pro', 10],
+  ] as const)('admits at most the %s plan rate of a burst and sets Retry-After on the rest', async (plan, limit) => {
+    const user = await createTestUser({ plan });
+    const responses = await Promise.all(Array.from({ length: limit + 8 }, () => api('/api/v1/me', { key: user.key })));
+    const ok = responses.filter((response) => response.status === 200);
+    const refused = responses.filter((response) => response.status === 429);
+    expect(ok).toHaveLength(limit);
+    expect(refused).toHaveLength(8);
+    for (const response of refused) {
+      expect((await json(response)).error.code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(Number(response.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1050));
+    expect((await api('/api/v1/me', { key: user.key })).status).toBe(200);
+  });
+
+  it('counts each user separately', async () => {
+    const [a, b] = await Promise.all([createTestUser(), createTestUser()]);
+    await Promise.all([0, 1, 2].map(() => api('/api/v1/me', { key: a.key })));
+    expect((await api('/api/v1/me', { key: b.key })).status).toBe(200);
+  });
+
+  it('holds max_concurrent slots per user until each call ends', async () => {
+    const user = await createTestUser();
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`user:${user.id}`));
+    const wide = { requestsPerSecond: 100, maxConcurrent: 2 };
+    const first = await limiter.admit(wide);
+    const second = await limiter.admit(wide);
+    const third = await limiter.admit(wide);
+    expect(first.admitted && second.admitted).toBe(true);
+    expect(third).toEqual({ admitted: false, reason: 'concurrency', retryAfterSeconds: 1 });
+    if (first.admitted && first.leaseId) await limiter.release(first.leaseId);
+    expect((await limiter.admit(wide)).admitted).toBe(true);
+  });
+});
