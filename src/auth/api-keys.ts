@@ -5,7 +5,8 @@
  */
 export const API_KEY_PREFIX = 'imgk_';
 const BODY_LENGTH = 32;
-const DISPLAY_PREFIX_LENGTH = 12;
+export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH;
+export const DISPLAY_PREFIX_LENGTH = 12;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export const API_KEY_PATTERN = /^imgk_[0-9A-Za-z]{32}$/;

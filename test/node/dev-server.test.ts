@@ -1,0 +1,40 @@
+/// <reference types="node" />
+import { afterAll, describe, expect, it } from 'vitest';
+import { startDevServer, type DevServer } from './dev-server';
+
+/** process.kill(-pgid, 0) throws ESRCH once no process of the group exists (zombies aside). */
+function groupGone(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+describe('startDevServer', () => {
+  let server: DevServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('starts npm run dev (schema, seed, wrangler dev), answers HTTP, and stop() leaves no process behind', async () => {
+    server = await startDevServer();
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const res = await fetch(`${server.url}/`);
+    expect(res.status).toBeGreaterThanOrEqual(100);
+    await res.body?.cancel();
+
+    const out = server.output();
+    expect(out).toContain('imgk_demofree000000000000000000000000');
+    expect(out).toContain('imgk_demopro0000000000000000000000000');
+    const groups = server.groups();
+    expect(groups).toHaveLength(2); // dev.ts and wrangler dev (with workerd)
+    for (const g of groups) expect(groupGone(g)).toBe(false);
+
+    await server.stop();
+    for (const g of groups) expect(groupGone(g), `process group ${g} still exists`).toBe(true);
+    await expect(fetch(`${server.url}/`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+  });
+});
