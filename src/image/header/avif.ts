@@ -1,0 +1,140 @@
+import { AppError } from '../../errors';
+import { damaged, fourCC, u16be, u32be, u8 } from '../bytes';
+import type { Dimensions } from '../types';
+
+export interface IsoBox {
+  type: string;
+  /** Offset of the box header. */
+  start: number;
+  /** Offset of the box body (after size, type and any 64-bit size). */
+  body: number;
+  /** Offset just after the box. */
+  end: number;
+}
+
+/**
+ * Walks the boxes in bytes [from, to). A box that claims more than the space left throws `damaged`
+ * when the walk reaches it; size 0 means "to the end", size 1 a 64-bit size.
+ */
+export function* isoBoxes(bytes: Uint8Array, from: number, to: number): Generator<IsoBox> {
+  let at = from;
+  while (at < to) {
+    if (to - at < 8) throw damaged(`avif: ${to - at} stray bytes at ${at}`);
+    let size = u32be(bytes, at);
+    const type = fourCC(bytes, at + 4);
+    let body = at + 8;
+    if (size === 1) {
+      if (to - at < 16) throw damaged('avif: short 64-bit box size');
+      size = u32be(bytes, at + 8) * 2 ** 32 + u32be(bytes, at + 12);
+      body = at + 16;
+    } else if (size === 0) {
+      size = to - at;
+    }
+    if (size < body - at || size > to - at) throw damaged(`avif: box ${JSON.stringify(type)} size ${size}`);
+    yield { type, start: at, body, end: at + size };
+    at += size;
+  }
+}
+
+/** The first child box of `type` inside `parent` (skipping `skip` bytes of full-box header), or null. */
+export function findBox(bytes: Uint8Array, parent: { body: number; end: number }, type: string, skip = 0): IsoBox | null {
+  for (const box of isoBoxes(bytes, parent.body + skip, parent.end)) if (box.type === type) return box;
+  return null;
+}
+
+/**
+ * Width and height of the primary image: `meta`/`pitm` names the primary item, `iprp`/`ipma`
+ * associates it with an `ispe` in `ipco` (for a `grid` item that ispe is the output size). When the
+ * association cannot be resolved the largest `ispe` is used; a sequence without `meta` falls back to
+ * its `av01` sample entries. This is the coded size, before any `irot`/`clap` transform.
+ */
+export function readAvifDimensions(bytes: Uint8Array): Dimensions {
+  const file = { body: 0, end: bytes.length };
+  const first = isoBoxes(bytes, 0, bytes.length).next();
+  if (first.done || first.value.type !== 'ftyp') throw damaged('avif: no leading ftyp');
+  const meta = findBox(bytes, file, 'meta');
+  const dims = (meta && fromMeta(bytes, meta)) ?? fromSequence(bytes, findBox(bytes, file, 'moov'));
+  if (!dims) throw damaged('avif: no ispe or av01 sample entry');
+  if (dims.width === 0 || dims.height === 0) throw damaged(`avif: size ${dims.width}x${dims.height}`);
+  return dims;
+}
+
+function fromMeta(bytes: Uint8Array, meta: IsoBox): Dimensions | null {
+  const iprp = findBox(bytes, meta, 'iprp', 4);
+  const ipco = iprp && findBox(bytes, iprp, 'ipco');
+  if (!iprp || !ipco) return null;
+  const properties = [...isoBoxes(bytes, ipco.body, ipco.end)];
+  const ispe = (box: IsoBox | undefined): Dimensions | null => {
+    if (box?.type !== 'ispe') return null;
+    const inBox = bytes.subarray(0, box.end); // reads past the box end throw `damaged`
+    return { width: u32be(inBox, box.body + 4), height: u32be(inBox, box.body + 8) };
+  };
+  const primary = primaryPropertyIndices(bytes, meta, iprp);
+  for (const index of primary ?? []) {
+    const dims = ispe(properties[index - 1]);
+    if (dims) return dims;
+  }
+  let largest: Dimensions | null = null;
+  for (const box of properties) {
+    const dims = ispe(box);
+    if (dims && (!largest || dims.width * dims.height > largest.width * largest.height)) largest = dims;
+  }
+  return largest;
+}
+
+/** 1-based `ipco` indices associated with the primary item, or null when that cannot be resolved. */
+function primaryPropertyIndices(bytes: Uint8Array, meta: IsoBox, iprp: IsoBox): number[] | null {
+  try {
+    const pitm = findBox(bytes, meta, 'pitm', 4);
+    if (!pitm) return null;
+    const inPitm = bytes.subarray(0, pitm.end);
+    const primaryId = u8(inPitm, pitm.body) === 0 ? u16be(inPitm, pitm.body + 4) : u32be(inPitm, pitm.body + 4);
+    for (const ipma of isoBoxes(bytes, iprp.body, iprp.end)) {
+      if (ipma.type !== 'ipma') continue;
+      const indices = ipmaEntry(bytes.subarray(0, ipma.end), ipma.body, primaryId);
+      if (indices) return indices;
+    }
+    return null;
+  } catch (error) {
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
+/** The property indices of `itemId` in one `ipma` box (`bytes` ends at the box end), or null. */
+function ipmaEntry(bytes: Uint8Array, body: number, itemId: number): number[] | null {
+  const version = u8(bytes, body);
+  const wideIndex = (u8(bytes, body + 3) & 1) === 1;
+  const entries = u32be(bytes, body + 4);
+  let at = body + 8;
+  for (let e = 0; e < entries; e++) {
+    const id = version < 1 ? u16be(bytes, at) : u32be(bytes, at);
+    at += version < 1 ? 2 : 4;
+    const count = u8(bytes, at++);
+    const indices: number[] = [];
+    for (let a = 0; a < count; a++) {
+      indices.push(wideIndex ? u16be(bytes, at) & 0x7fff : u8(bytes, at) & 0x7f);
+      at += wideIndex ? 2 : 1;
+    }
+    if (id === itemId) return indices;
+  }
+  return null;
+}
+
+/** Largest `av01` sample entry of an AVIF sequence (moov/trak/mdia/minf/stbl/stsd), or null. */
+function fromSequence(bytes: Uint8Array, moov: IsoBox | null): Dimensions | null {
+  let largest: Dimensions | null = null;
+  for (const trak of moov ? isoBoxes(bytes, moov.body, moov.end) : []) {
+    if (trak.type !== 'trak') continue;
+    let box: IsoBox | null = trak;
+    for (const type of ['mdia', 'minf', 'stbl']) box = box && findBox(bytes, box, type);
+    const stsd = box && findBox(bytes, box, 'stsd');
+    const entry = stsd && findBox(bytes, stsd, 'av01', 8); // full-box header + entry_count
+    if (!entry) continue;
+    // VisualSampleEntry: 6 reserved, 2 data_reference_index, 16 pre_defined/reserved, then the size.
+    const inEntry = bytes.subarray(0, entry.end);
+    const dims = { width: u16be(inEntry, entry.body + 24), height: u16be(inEntry, entry.body + 26) };
+    if (!largest || dims.width * dims.height > largest.width * largest.height) largest = dims;
+  }
+  return largest;
+}

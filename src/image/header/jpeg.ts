@@ -1,0 +1,105 @@
+import { damaged, need, u16be } from '../bytes';
+import type { Dimensions } from '../types';
+
+/** Marker values used by the walker and its callers. */
+export const SOI = 0xd8;
+export const EOI = 0xd9;
+export const SOS = 0xda;
+/** Pseudo marker for the entropy-coded bytes that follow an SOS header (0xFF00 is never a marker). */
+export const ENTROPY = 0x00;
+
+export interface JpegSegment {
+  /** Marker byte (0xC0..0xFE), or ENTROPY for scan data. */
+  marker: number;
+  /** Offset of the marker's 0xFF (after any fill bytes); for ENTROPY the first data byte. */
+  start: number;
+  /** Offset of the payload after the 2-byte length; equals `end` for standalone markers. */
+  payload: number;
+  /** Offset just after the segment (for SOS: after its header, the scan data is the next item). */
+  end: number;
+}
+
+/** SOF0-3, 5-7, 9-11, 13-15: the frame headers that carry the image size. */
+export function isStartOfFrame(marker: number): boolean {
+  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+}
+
+function isStandalone(marker: number): boolean {
+  return marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7); // TEM, RST0-7
+}
+
+/**
+ * Walks the segments after SOI in file order, including the scan data after each SOS, until EOI
+ * (yielded) or the end of the bytes. Stray bytes between segments are skipped (as libjpeg does),
+ * runs of 0xFF fill bytes are skipped, and a segment whose length runs past the end throws
+ * `damaged`. Lazy: callers that stop early (at SOF or SOS) never pay for scanning scan data.
+ */
+export function* jpegSegments(bytes: Uint8Array): Generator<JpegSegment> {
+  if (!(bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === SOI)) throw damaged('jpeg: no SOI');
+  let at = 2;
+  while (at < bytes.length) {
+    const ff = bytes.indexOf(0xff, at);
+    if (ff < 0) return;
+    let m = ff + 1;
+    while (m < bytes.length && bytes[m] === 0xff) m++; // fill bytes
+    if (m >= bytes.length) return;
+    const marker = bytes[m];
+    const start = m - 1;
+    if (marker === 0x00) {
+      at = m + 1; // stuffed byte outside a scan: stray data, skip it
+      continue;
+    }
+    if (marker === SOI || (marker > 0x01 && marker < 0xc0)) {
+      throw damaged(`jpeg: marker ${marker.toString(16)} at ${start}`); // libjpeg: unsupported marker
+    }
+    if (marker === EOI || isStandalone(marker)) {
+      yield { marker, start, payload: m + 1, end: m + 1 };
+      if (marker === EOI) return;
+      at = m + 1;
+      continue;
+    }
+    const length = u16be(bytes, m + 1);
+    if (length < 2) throw damaged(`jpeg: segment ${marker.toString(16)} length ${length}`);
+    const end = m + 1 + length;
+    need(bytes, m + 1, length, `jpeg: segment ${marker.toString(16)}`);
+    yield { marker, start, payload: m + 3, end };
+    at = end;
+    if (marker === SOS) {
+      const dataEnd = scanDataEnd(bytes, end);
+      if (dataEnd > end) yield { marker: ENTROPY, start: end, payload: end, end: dataEnd };
+      at = dataEnd;
+    }
+  }
+}
+
+/**
+ * Offset of the marker that ends entropy-coded data, or the end of the bytes. 0xFF00 stuffing, RSTn
+ * and 0xFF01-0xFFBF stay in the data: the latter cannot be real markers and libjpeg skips them as
+ * corrupt data while resynchronising, so a lossless copy must keep them too.
+ */
+function scanDataEnd(bytes: Uint8Array, from: number): number {
+  let at = from;
+  for (;;) {
+    const ff = bytes.indexOf(0xff, at);
+    if (ff < 0 || ff + 1 >= bytes.length) return bytes.length;
+    const next = bytes[ff + 1];
+    if (next === 0xff) at = ff + 1; // fill byte before a marker
+    else if (next < 0xc0 || (next >= 0xd0 && next <= 0xd7)) at = ff + 2;
+    else return ff;
+  }
+}
+
+/** Width and height from the first SOFn frame header. */
+export function readJpegDimensions(bytes: Uint8Array): Dimensions {
+  for (const segment of jpegSegments(bytes)) {
+    if (isStartOfFrame(segment.marker)) {
+      if (segment.end - segment.payload < 6) throw damaged('jpeg: short SOF');
+      const height = u16be(bytes, segment.payload + 1);
+      const width = u16be(bytes, segment.payload + 3);
+      if (width === 0 || height === 0) throw damaged(`jpeg: SOF size ${width}x${height}`);
+      return { width, height };
+    }
+    if (segment.marker === SOS || segment.marker === EOI) break;
+  }
+  throw damaged('jpeg: no SOF before the scan data');
+}

@@ -1,0 +1,80 @@
+import { damaged, fourCC, need, u32be, startsWith } from '../bytes';
+import { PNG_SIGNATURE } from '../sniff';
+import type { Dimensions } from '../types';
+
+export interface PngChunk {
+  type: string;
+  /** Offset of the chunk's length field. */
+  start: number;
+  /** Offset of the chunk data. */
+  data: number;
+  /** Data length. */
+  length: number;
+  /** Offset just after the CRC. */
+  end: number;
+}
+
+/**
+ * Walks the chunks after the signature until IEND (yielded) or the end of the bytes. A chunk whose
+ * length runs past the end throws `damaged`; CRCs are not checked here.
+ */
+export function* pngChunks(bytes: Uint8Array): Generator<PngChunk> {
+  if (!startsWith(bytes, 0, PNG_SIGNATURE)) throw damaged('png: bad signature');
+  let at: number = PNG_SIGNATURE.length;
+  while (at < bytes.length) {
+    const length = u32be(bytes, at);
+    const type = fourCC(bytes, at + 4);
+    if (length > 0x7fffffff) throw damaged(`png: chunk ${JSON.stringify(type)} length ${length}`);
+    need(bytes, at + 8, length + 4, `png: chunk ${JSON.stringify(type)}`);
+    const chunk = { type, start: at, data: at + 8, length, end: at + 12 + length };
+    yield chunk;
+    if (type === 'IEND') return;
+    at = chunk.end;
+  }
+}
+
+/** Allowed bit depths per colour type (PNG spec, table 11.1). */
+const BIT_DEPTHS: Record<number, readonly number[]> = {
+  0: [1, 2, 4, 8, 16],
+  2: [8, 16],
+  3: [1, 2, 4, 8],
+  4: [8, 16],
+  6: [8, 16],
+};
+
+/** Width and height from IHDR, which must be the first chunk, with its fields and CRC checked. */
+export function readPngDimensions(bytes: Uint8Array): Dimensions {
+  const first = pngChunks(bytes).next();
+  if (first.done || first.value.type !== 'IHDR' || first.value.length !== 13) {
+    throw damaged('png: IHDR is not the first chunk');
+  }
+  const at = first.value.data;
+  const width = u32be(bytes, at);
+  const height = u32be(bytes, at + 4);
+  const [depth, colourType, compression, filter, interlace] = bytes.subarray(at + 8, at + 13);
+  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) {
+    throw damaged(`png: IHDR size ${width}x${height}`);
+  }
+  if (!BIT_DEPTHS[colourType]?.includes(depth) || compression !== 0 || filter !== 0 || interlace > 1) {
+    throw damaged(`png: IHDR fields depth=${depth} colour=${colourType} ${compression}/${filter}/${interlace}`);
+  }
+  if (crc32(bytes.subarray(at - 4, at + 13)) !== u32be(bytes, at + 13)) throw damaged('png: IHDR CRC');
+  return { width, height };
+}
+
+let crcTable: Uint32Array | undefined;
+
+/** CRC-32 as PNG computes it (over chunk type and data). */
+export function crc32(data: Uint8Array): number {
+  if (!crcTable) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (let i = 0; i < data.length; i++) crc = crcTable[(crc ^ data[i]) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}

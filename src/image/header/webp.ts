@@ -1,0 +1,88 @@
+import { damaged, fourCC, need, startsWith, u16le, u24le, u32le, u8 } from '../bytes';
+import type { Dimensions } from '../types';
+
+export interface WebpChunk {
+  type: string;
+  /** Offset of the chunk header (FourCC). */
+  start: number;
+  /** Offset of the payload. */
+  data: number;
+  /** Payload length (without the pad byte). */
+  length: number;
+  /** Offset just after the payload and its pad byte (the RIFF end if the RIFF size leaves out the last pad). */
+  end: number;
+}
+
+/** Offset just after the RIFF payload (trailing bytes after it are not part of the file). */
+export function riffEnd(bytes: Uint8Array): number {
+  if (!startsWith(bytes, 0, 'RIFF') || !startsWith(bytes, 8, 'WEBP')) throw damaged('webp: not RIFF/WEBP');
+  const size = u32le(bytes, 4);
+  if (size < 4) throw damaged(`webp: RIFF size ${size}`);
+  return 8 + size;
+}
+
+/**
+ * Walks the chunks of a RIFF/WEBP file. The RIFF size is trusted only as far as the bytes go:
+ * chunks must lie inside both the RIFF payload and the file, otherwise `damaged` is thrown when the
+ * walk reaches them. Lazy, so a header read of a truncated file can succeed before the damage.
+ */
+export function* webpChunks(bytes: Uint8Array): Generator<WebpChunk> {
+  const end = riffEnd(bytes);
+  let at = 12;
+  while (at < end) {
+    if (end - at < 8) throw damaged(`webp: ${end - at} stray bytes at ${at}`);
+    const type = fourCC(bytes, at);
+    const length = u32le(bytes, at + 4);
+    if (length > end - at - 8) throw damaged(`webp: chunk ${JSON.stringify(type)} runs past the RIFF end`);
+    const next = Math.min(at + 8 + length + (length & 1), end); // a RIFF size may leave out the last pad
+    need(bytes, at + 8, next - at - 8, `webp: chunk ${JSON.stringify(type)}`);
+    yield { type, start: at, data: at + 8, length, end: next };
+    at = next;
+  }
+}
+
+/**
+ * Width and height from the first chunk: VP8X canvas (24-bit, +1), VP8L (14-bit, +1) or the VP8
+ * key-frame header (14-bit). Only the header bytes are needed, not the whole chunk.
+ */
+export function readWebpDimensions(bytes: Uint8Array): Dimensions {
+  const end = riffEnd(bytes);
+  if (end < 20) throw damaged('webp: no chunk');
+  const type = fourCC(bytes, 12);
+  const length = u32le(bytes, 16);
+  const at = 20;
+  const dims = (() => {
+    switch (type) {
+      case 'VP8X':
+        if (length < 10) throw damaged('webp: short VP8X');
+        return { width: u24le(bytes, at + 4) + 1, height: u24le(bytes, at + 7) + 1 };
+      case 'VP8L':
+        return readVp8l(bytes, at, length);
+      case 'VP8 ':
+        return readVp8(bytes, at, length);
+      default:
+        throw damaged(`webp: first chunk ${JSON.stringify(type)}`);
+    }
+  })();
+  if (dims.width * dims.height > 2 ** 32 - 1) throw damaged('webp: canvas area over 2^32');
+  return dims;
+}
+
+function readVp8l(bytes: Uint8Array, at: number, length: number): Dimensions {
+  if (length < 5 || u8(bytes, at) !== 0x2f) throw damaged('webp: bad VP8L signature');
+  need(bytes, at + 1, 4, 'webp: VP8L header');
+  const bits = u32le(bytes, at + 1);
+  if (bits >>> 29 !== 0) throw damaged('webp: VP8L version');
+  return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+}
+
+function readVp8(bytes: Uint8Array, at: number, length: number): Dimensions {
+  if (length < 10) throw damaged('webp: short VP8');
+  const frameTag = u24le(bytes, at);
+  if (frameTag & 1) throw damaged('webp: VP8 is not a key frame');
+  if (!startsWith(bytes, at + 3, [0x9d, 0x01, 0x2a])) throw damaged('webp: VP8 start code');
+  const width = u16le(bytes, at + 6) & 0x3fff;
+  const height = u16le(bytes, at + 8) & 0x3fff;
+  if (width === 0 || height === 0) throw damaged(`webp: VP8 size ${width}x${height}`);
+  return { width, height };
+}

@@ -1,0 +1,48 @@
+import { concat, damaged } from '../bytes';
+import { orientationOnlyExif, readOrientation, type Orientation } from '../exif';
+import { crc32, pngChunks, readPngDimensions } from '../header/png';
+import { PNG_SIGNATURE } from '../sniff';
+
+/**
+ * Ancillary chunks that affect how the pixels look (or animate) and are kept. Every other
+ * ancillary chunk is dropped: tEXt, zTXt, iTXt, tIME, eXIf, iCCP and unknown/private chunks.
+ */
+const KEPT_ANCILLARY = new Set([
+  'tRNS', 'gAMA', 'cHRM', 'sRGB', 'cICP', 'mDCV', 'cLLI', 'sBIT', 'bKGD', 'hIST', 'pHYs', 'sPLT',
+  'acTL', 'fcTL', 'fdAT',
+]);
+
+/** Critical chunks have an upper-case first letter; they are always kept. */
+function isKept(type: string): boolean {
+  return (type.charCodeAt(0) & 0x20) === 0 || KEPT_ANCILLARY.has(type);
+}
+
+/**
+ * Removes metadata chunks, copying every kept chunk (CRC included) byte for byte, and drops bytes
+ * after IEND. A non-1 EXIF orientation is kept as a minimal eXIf chunk after IHDR, so the image
+ * displays as before. CRCs are not verified (the decoder does that).
+ */
+export function stripPng(bytes: Uint8Array): Uint8Array {
+  readPngDimensions(bytes); // signature and a sound IHDR, or `damaged`
+  const orientation = readOrientation('png', bytes);
+  const parts: Uint8Array[] = [bytes.subarray(0, PNG_SIGNATURE.length)];
+  let sawEnd = false;
+  for (const chunk of pngChunks(bytes)) {
+    if (isKept(chunk.type)) parts.push(bytes.subarray(chunk.start, chunk.end));
+    if (chunk.type === 'IHDR' && orientation !== 1) parts.push(exifChunk(orientation));
+    if (chunk.type === 'IEND') sawEnd = true;
+  }
+  if (!sawEnd) throw damaged('png: no IEND');
+  return concat(parts);
+}
+
+function exifChunk(orientation: Orientation): Uint8Array {
+  const data = orientationOnlyExif(orientation);
+  const chunk = new Uint8Array(12 + data.length);
+  const view = new DataView(chunk.buffer);
+  view.setUint32(0, data.length);
+  chunk.set([0x65, 0x58, 0x49, 0x66], 4); // "eXIf"
+  chunk.set(data, 8);
+  view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
+  return chunk;
+}
