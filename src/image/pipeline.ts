@@ -2,7 +2,7 @@ import { AppError, invalidParameter } from '../errors';
 import { crop } from './crop';
 import { readOrientation } from './exif';
 import { FORMATS } from './formats';
-import { readDimensions } from './header';
+import { readDimensions, verifyContainer } from './header';
 import { assertWithinPixelLimit } from './limits';
 import type { Operation, PixelLimits, ProcessedImage, Region } from './operations';
 import { applyOrientation } from './orient';
@@ -13,7 +13,7 @@ import type { Dimensions, ImageFormat, RgbaImage } from './types';
 
 /**
  * The whole processing pipeline, in the order every request goes through it:
- * sniff -> header size and pixel-limit guard -> (lossless strip | decode -> orient ->
+ * sniff -> header size and pixel-limit guard -> container checksums -> (lossless strip | decode -> orient ->
  * crop/resize -> encode). Nothing is decoded before the guard has passed.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits): Promise<ProcessedImage> {
@@ -23,6 +23,7 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   }
   const stored = readDimensions(inputFormat, input);
   assertWithinPixelLimit(stored, limits.maxInputPixels, 'input');
+  verifyContainer(inputFormat, input);
   const orientation = readOrientation(inputFormat, input);
   const outputFormat = operation.format ?? inputFormat;
 

@@ -61,14 +61,14 @@ describe('the README, run against npm run dev', () => {
     const userKey = (await shell(createUser, env)).stdout.trim().split('\n').pop()!;
     const laptopKey = (await shell(createKey, env)).stdout.trim().split('\n').pop()!;
     const me = await fetch(`${server.url}/api/v1/me`, { headers: { Authorization: `Bearer ${userKey}` } });
-    expect((await me.json()).data.user).toMatchObject({ email: 'alice@example.com', plan: 'pro', subscription_ends_at: '2027-01-01T00:00:00.000Z' });
+    expect(((await me.json()) as any).data.user).toMatchObject({ email: 'alice@example.com', plan: 'pro', subscription_ends_at: '2027-01-01T00:00:00.000Z' });
 
     const revoke = rest.find((line) => line.includes('revoke-key'))!.replace('imgk_AbCdEfG', laptopKey.slice(0, 12));
     await shell(revoke, env);
     expect((await fetch(`${server.url}/api/v1/me`, { headers: { Authorization: `Bearer ${laptopKey}` } })).status).toBe(401);
     for (const line of rest.filter((line) => !line.includes('revoke-key'))) await shell(line, env);
     const after = await fetch(`${server.url}/api/v1/me`, { headers: { Authorization: `Bearer ${userKey}` } });
-    expect((await after.json()).data.user.plan).toBe('free');
+    expect(((await after.json()) as any).data.user.plan).toBe('free');
   });
 
   it('converts a 12 MP photo end to end (time is logged for the README)', async () => {

@@ -1,7 +1,7 @@
 import type { Dimensions, ImageFormat } from '../types';
 import { readAvifDimensions } from './avif';
 import { readJpegDimensions } from './jpeg';
-import { readPngDimensions } from './png';
+import { readPngDimensions, verifyPngChunks } from './png';
 import { readWebpDimensions } from './webp';
 
 /**
@@ -20,4 +20,12 @@ export function readDimensions(format: ImageFormat, bytes: Uint8Array): Dimensio
     case 'avif':
       return readAvifDimensions(bytes);
   }
+}
+
+/**
+ * Checks what the container itself can prove before any decode: PNG carries a CRC per chunk.
+ * JPEG, WebP and AVIF have no checksums; their damage surfaces in the decoder.
+ */
+export function verifyContainer(format: ImageFormat, bytes: Uint8Array): void {
+  if (format === 'png') verifyPngChunks(bytes);
 }

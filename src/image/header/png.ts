@@ -78,3 +78,21 @@ export function crc32(data: Uint8Array): number {
   for (let i = 0; i < data.length; i++) crc = crcTable[(crc ^ data[i]) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+/**
+ * Every chunk's CRC, and at least one IDAT before IEND. libpng refuses such files too;
+ * the Rust decoder behind @jsquash/png would otherwise return wrong pixels for some.
+ */
+export function verifyPngChunks(bytes: Uint8Array): void {
+  let sawImageData = false;
+  let sawEnd = false;
+  for (const chunk of pngChunks(bytes)) {
+    if (crc32(bytes.subarray(chunk.start + 4, chunk.data + chunk.length)) !== u32be(bytes, chunk.data + chunk.length)) {
+      throw damaged(`png: CRC of chunk ${JSON.stringify(chunk.type)}`);
+    }
+    if (chunk.type === 'IDAT') sawImageData = true;
+    if (chunk.type === 'IEND') sawEnd = true;
+  }
+  if (!sawImageData) throw damaged('png: no IDAT chunk');
+  if (!sawEnd) throw damaged('png: truncated before IEND');
+}
