@@ -10,8 +10,8 @@ import { decodeImage } from './images';
 const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000 };
 // Files the corpus README marks as broken: PngSuite's x* files and a cut-short WebP.
 const BROKEN = /\/x[^/]*\.png$|very_short\.webp$/;
-// Palette indexes past the table are legal in WebP lossless: they decode as transparent black
-// (WebP lossless spec, "Color Indexing Transform"), so this "broken" vector has a correct decode.
+// Palette indexes past the table decode as transparent black by the WebP lossless spec, and
+// libjpeg decodes a damaged scan with grey blocks: either a decode or a clear refusal is right.
 const DECODABLE_BY_SPEC = /bad_palette_index\.webp$|bad-exif\/corrupted\.jpg$/;
 
 const FOLDERS = ['png/pngsuite', 'webp', 'avif', 'jpeg/camera', 'jpeg/orientation', 'jpeg/bad-exif'];
