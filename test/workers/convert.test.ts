@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { jpegSegments } from '../../src/image/header/jpeg';
+import { webpChunks } from '../../src/image/header/webp';
 import { detectFormat } from '../../src/image/sniff';
 import type { ImageFormat } from '../../src/image/types';
 import { corpus, createTestUser, download, json, upload, usedToday } from './helpers';
@@ -88,5 +90,19 @@ describe('POST /api/v1/convert', () => {
     const jpegNamedPng = await corpus('jpeg/camera/Nikon_D70.jpg');
     const { data } = await json(await upload('/api/v1/remove-metadata', user.key, jpegNamedPng, {}, 'looks-like.png'));
     expect(data).toMatchObject({ format: 'jpg', filename: 'looks-like.jpg' });
+  });
+
+  it('writes no EXIF, XMP, ICC or text metadata into outputs, and applies the orientation instead', async () => {
+    const user = await createTestUser({ plan: 'pro' });
+    const camera = await corpus('jpeg/orientation/portrait_6.jpg');
+    for (const [name, format] of TARGETS.filter(([name]) => name !== 'avif')) {
+      const { data } = await json(await upload('/api/v1/convert', user.key, camera, { format: name }));
+      const bytes = new Uint8Array(await (await download(data.download_url)).arrayBuffer());
+      if (format === 'jpeg') expect([...jpegSegments(bytes)].map((s) => s.marker).filter((m) => (m >= 0xe1 && m <= 0xef) || m === 0xfe)).toEqual([]);
+      if (format === 'webp') expect([...webpChunks(bytes)].map((c) => c.type).filter((t) => ['EXIF', 'XMP ', 'ICCP'].includes(t))).toEqual([]);
+      expect(new TextDecoder('latin1').decode(bytes)).not.toMatch(/Exif\0|ICC_PROFILE|xap\/1\.0|tEXt|iCCP/);
+      // portrait_6 is stored landscape and displayed portrait.
+      expect(data.height).toBeGreaterThan(data.width);
+    }
   });
 });

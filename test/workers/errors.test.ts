@@ -97,6 +97,8 @@ describe('input files', () => {
     ['BMP', new Uint8Array([0x42, 0x4d, 30, 0, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 12, 0, 0, 0, 1, 0, 1, 0, 1, 0, 24, 0, 0, 0, 255, 0])],
     ['SVG', new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>')],
     ['PDF', new TextEncoder().encode('%PDF-1.7\n%\u00e2\u00e3\n')],
+    ['TIFF', new Uint8Array([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0, 0, 0])],
+    ['HEIC', new Uint8Array([0, 0, 0, 24, 0x66, 0x74, 0x79, 0x70, 0x68, 0x65, 0x69, 0x63, 0, 0, 0, 0, 0x6d, 0x69, 0x66, 0x31, 0x68, 0x65, 0x69, 0x63])],
     ['empty', new Uint8Array(0)],
   ])('refuses %s with 422 UNSUPPORTED_FORMAT', async (_name, bytes) => {
     const { key } = await createTestUser({ plan: 'pro' });
