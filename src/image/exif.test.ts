@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXIF_HEADER, orientationOnlyExif, readOrientation, type Orientation } from './exif';
-import { corpus, JPEGS, mutated, PNGSUITE, WEBPS } from './testing';
+import { corpus, JPEGS, mutated, PNGSUITE, WEBPS } from '../../test/support/image-testing';
 
 const u16 = (v: number, little: boolean) => (little ? [v & 0xff, v >> 8] : [v >> 8, v & 0xff]);
 const u32 = (v: number, little: boolean) => {

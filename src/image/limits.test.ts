@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors';
 import { assertWithinPixelLimit } from './limits';
-import { expectAppError } from './testing';
+import { expectAppError } from '../../test/support/image-testing';
 
 describe('assertWithinPixelLimit', () => {
   it('names the image size and the limit in megapixels', () => {

@@ -4,9 +4,9 @@ import { gradient } from '../../test/workers/images';
 import { AppError } from '../errors';
 import { concat } from './bytes';
 import { FORMATS } from './formats';
-import { readWebpDimensions, webpChunks } from './header/webp';
+import { readWebpDimensions, webpChunk, webpChunks } from './header/webp';
 import { processImage } from './pipeline';
-import { corpus, decodeWebp, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from './testing';
+import { corpus, decodeWebp, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from '../../test/support/image-testing';
 import type { RgbaImage } from './types';
 import { firstFrameAsStill, placeOnCanvas, type FrameRect } from './webp-first-frame';
 
@@ -17,14 +17,7 @@ const ALPHA_FLAG = 0x10;
 
 const le24 = (v: number) => [v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff];
 
-function chunk(type: string, payload: ArrayLike<number>): Uint8Array {
-  const n = payload.length;
-  const out = new Uint8Array(8 + n + (n & 1));
-  for (let i = 0; i < 4; i++) out[i] = type.charCodeAt(i);
-  new DataView(out.buffer).setUint32(4, n, true);
-  out.set(payload, 8);
-  return out;
-}
+const chunk = webpChunk;
 
 function riff(...chunks: Uint8Array[]): Uint8Array {
   const body = concat(chunks);

@@ -1,5 +1,5 @@
 import { concat, damaged, startsWith, u24le, u8 } from './bytes';
-import { readWebpDimensions, webpChunks, type WebpChunk } from './header/webp';
+import { readWebpDimensions, riffHeader, webpChunk, webpChunks, type WebpChunk } from './header/webp';
 import type { Dimensions, RgbaImage } from './types';
 
 /**
@@ -103,7 +103,7 @@ function firstFrame(bytes: Uint8Array, anmf: WebpChunk, canvas: Dimensions): Fir
   if (alpha && bitstream.type === 'VP8L') throw damaged('webp: ALPH with a VP8L frame');
 
   const payload = (chunk: WebpChunk) => frameFile.subarray(chunk.data, chunk.data + chunk.length);
-  const image = chunkOf(bitstream.type, payload(bitstream));
+  const image = webpChunk(bitstream.type, payload(bitstream));
   const plain = concat([riffHeader(4 + image.length), image]);
   const size = readWebpDimensions(plain);
   if (size.width !== frame.width || size.height !== frame.height) {
@@ -115,7 +115,7 @@ function firstFrame(bytes: Uint8Array, anmf: WebpChunk, canvas: Dimensions): Fir
   vp8x[0] = ALPHA_FLAG;
   setU24le(vp8x, 4, frame.width - 1);
   setU24le(vp8x, 7, frame.height - 1);
-  const body = concat([chunkOf('VP8X', vp8x), chunkOf('ALPH', payload(alpha)), image]);
+  const body = concat([webpChunk('VP8X', vp8x), webpChunk('ALPH', payload(alpha)), image]);
   return { still: concat([riffHeader(4 + body.length), body]), canvas, frame };
 }
 
@@ -140,22 +140,7 @@ export function placeOnCanvas(frame: RgbaImage, canvas: Dimensions, at: { x: num
   return { data, width: canvas.width, height: canvas.height };
 }
 
-function riffHeader(size: number): Uint8Array {
-  const header = new Uint8Array(12);
-  header.set([0x52, 0x49, 0x46, 0x46], 0); // "RIFF"
-  new DataView(header.buffer).setUint32(4, size, true);
-  header.set([0x57, 0x45, 0x42, 0x50], 8); // "WEBP"
-  return header;
-}
 
-/** A chunk with its header and, for an odd length, its pad byte. */
-function chunkOf(type: string, data: Uint8Array): Uint8Array {
-  const chunk = new Uint8Array(8 + data.length + (data.length & 1));
-  for (let i = 0; i < 4; i++) chunk[i] = type.charCodeAt(i);
-  new DataView(chunk.buffer).setUint32(4, data.length, true);
-  chunk.set(data, 8);
-  return chunk;
-}
 
 function setU24le(bytes: Uint8Array, offset: number, value: number): void {
   bytes[offset] = value & 0xff;

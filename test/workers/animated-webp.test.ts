@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { concat } from '../../src/image/bytes';
-import { readWebpDimensions, webpChunks } from '../../src/image/header/webp';
+import { readWebpDimensions, webpChunk, webpChunks } from '../../src/image/header/webp';
 import type { RgbaImage } from '../../src/image/types';
 import { createTestUser, download, json, upload } from './helpers';
 import { decodeImage, encodeImage, gradient } from './images';
 
-function chunk(type: string, payload: ArrayLike<number>): Uint8Array {
-  const n = payload.length;
-  const out = new Uint8Array(8 + n + (n & 1));
-  for (let i = 0; i < 4; i++) out[i] = type.charCodeAt(i);
-  new DataView(out.buffer).setUint32(4, n, true);
-  out.set(payload, 8);
-  return out;
-}
+const chunk = webpChunk;
 
 const le24 = (v: number) => [v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff];
 

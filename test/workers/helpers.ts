@@ -29,18 +29,7 @@ export async function usedToday(userId: number): Promise<number> {
   return row?.used ?? 0;
 }
 
-const corpusCache = new Map<string, Uint8Array>();
-
-/** A file of ../shared/corpus, e.g. corpus('png/pngsuite/basn2c08.png'). */
-export async function corpus(path: string): Promise<Uint8Array> {
-  const cached = corpusCache.get(path);
-  if (cached) return cached;
-  const response = await env.CORPUS.fetch(`http://corpus/${path}`);
-  if (!response.ok) throw new Error(`corpus file ${path}: ${response.status}`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  corpusCache.set(path, bytes);
-  return bytes;
-}
+export { corpus } from '../support/image-testing';
 
 export async function corpusList(folder: string, pattern = /\.(jpe?g|png|webp|avif)$/i): Promise<string[]> {
   const response = await env.CORPUS.fetch(`http://corpus/${folder}?list`);

@@ -1,5 +1,7 @@
 import { FORMATS } from '../../src/image/formats';
-import { crc32 } from '../../src/image/header/png';
+import { concat } from '../../src/image/bytes';
+import { pngChunk } from '../../src/image/header/png';
+import { PNG_SIGNATURE } from '../../src/image/sniff';
 import type { ImageFormat, RgbaImage } from '../../src/image/types';
 
 /** A small image with distinct, exactly known pixels: R = x, G = y, B = x ^ y, opaque. */
@@ -38,16 +40,9 @@ export function psnr(a: RgbaImage, b: RgbaImage): number {
 
 /** A PNG whose valid IHDR declares width x height, with no pixel data behind it: a pixel bomb. */
 export function pngHeaderOnly(width: number, height: number): Uint8Array {
-  const bytes = new Uint8Array(8 + 25 + 12);
-  const view = new DataView(bytes.buffer);
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  view.setUint32(8, 13);
-  bytes.set([0x49, 0x48, 0x44, 0x52], 12);
-  view.setUint32(16, width);
-  view.setUint32(20, height);
-  bytes.set([8, 6, 0, 0, 0], 24);
-  view.setUint32(29, crc32(bytes.subarray(12, 29)));
-  bytes.set([0x49, 0x45, 0x4e, 0x44], 37);
-  view.setUint32(41, crc32(bytes.subarray(37, 41)));
-  return bytes;
+  const ihdr = new Uint8Array(13);
+  new DataView(ihdr.buffer).setUint32(0, width);
+  new DataView(ihdr.buffer).setUint32(4, height);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return concat([Uint8Array.from(PNG_SIGNATURE), pngChunk('IHDR', ihdr), pngChunk('IEND')]);
 }

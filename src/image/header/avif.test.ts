@@ -4,7 +4,7 @@ import decodeAvifWasm, { init as initAvif } from '@jsquash/avif/decode';
 // @ts-ignore: wasm module import, resolved by the workers test pool
 import avifWasm from '@jsquash/avif/codec/dec/avif_dec.wasm';
 import { assertWithinPixelLimit } from '../limits';
-import { AVIFS, corpus, expectAppError, mutated, prefixLengths, resultOrAppError } from '../testing';
+import { AVIFS, corpus, expectAppError, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
 import { readDimensions } from './index';
 
 const u32 = (v: number) => [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff];

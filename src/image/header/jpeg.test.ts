@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
-import { corpus, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError } from '../testing';
+import { corpus, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
 import { readDimensions } from './index';
 import { jpegSegments } from './jpeg';
 

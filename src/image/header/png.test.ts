@@ -1,20 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
-import { corpus, expectAppError, mutated, PNGSUITE, pngSuiteSize, prefixLengths, resultOrAppError } from '../testing';
-import { crc32 } from './png';
+import { corpus, expectAppError, mutated, PNGSUITE, pngSuiteSize, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
+import { pngChunk } from './png';
 import { readDimensions } from './index';
 
-/** A PNG chunk with a correct CRC. */
-function chunk(type: string, data: Uint8Array = new Uint8Array(0)): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
+const chunk = pngChunk;
 
 /** Signature + IHDR (+ IEND) for the given header fields. */
 function pngHeader(width: number, height: number, depth = 8, colourType = 6): Uint8Array {

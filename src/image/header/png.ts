@@ -96,3 +96,14 @@ export function verifyPngChunks(bytes: Uint8Array): void {
   if (!sawImageData) throw damaged('png: no IDAT chunk');
   if (!sawEnd) throw damaged('png: truncated before IEND');
 }
+
+/** A chunk with its length, type, data and correct CRC. */
+export function pngChunk(type: string, data: ArrayLike<number> = []): Uint8Array {
+  const chunk = new Uint8Array(12 + data.length);
+  const view = new DataView(chunk.buffer);
+  view.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) chunk[4 + i] = type.charCodeAt(i);
+  chunk.set(data, 8);
+  view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
+  return chunk;
+}

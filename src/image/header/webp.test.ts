@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
-import { corpus, expectAppError, mutated, prefixLengths, resultOrAppError, WEBPS } from '../testing';
+import { corpus, expectAppError, mutated, prefixLengths, resultOrAppError, WEBPS } from '../../../test/support/image-testing';
 import { readDimensions } from './index';
 import { webpChunks } from './webp';
 

@@ -86,3 +86,21 @@ function readVp8(bytes: Uint8Array, at: number, length: number): Dimensions {
   if (width === 0 || height === 0) throw damaged(`webp: VP8 size ${width}x${height}`);
   return { width, height };
 }
+
+/** "RIFF" <size> "WEBP": the 12-byte file header for a body of `size - 4` bytes. */
+export function riffHeader(size: number): Uint8Array {
+  const header = new Uint8Array(12);
+  header.set([0x52, 0x49, 0x46, 0x46], 0); // "RIFF"
+  new DataView(header.buffer).setUint32(4, size, true);
+  header.set([0x57, 0x45, 0x42, 0x50], 8); // "WEBP"
+  return header;
+}
+
+/** A RIFF chunk with its header and, for an odd length, its pad byte. */
+export function webpChunk(type: string, data: ArrayLike<number>): Uint8Array {
+  const chunk = new Uint8Array(8 + data.length + (data.length & 1));
+  for (let i = 0; i < 4; i++) chunk[i] = type.charCodeAt(i);
+  new DataView(chunk.buffer).setUint32(4, data.length, true);
+  chunk.set(data, 8);
+  return chunk;
+}

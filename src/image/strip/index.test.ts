@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../errors';
-import { corpus } from '../testing';
+import { corpus } from '../../../test/support/image-testing';
 import { stripMetadata } from './index';
 
 describe('stripMetadata', () => {

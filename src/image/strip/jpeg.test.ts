@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIF_HEADER, orientationOnlyExif, readOrientation } from '../exif';
 import { readDimensions } from '../header';
 import { jpegSegments } from '../header/jpeg';
-import { corpus, decodeJpeg, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError, sameBytes } from '../testing';
+import { corpus, decodeJpeg, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError, sameBytes } from '../../../test/support/image-testing';
 import { stripMetadata } from './index';
 
 function latin1(bytes: Uint8Array): string {

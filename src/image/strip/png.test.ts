@@ -1,22 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { orientationOnlyExif, readOrientation } from '../exif';
-import { crc32, pngChunks } from '../header/png';
-import { corpus, decodePng, expectAppError, mutated, PNGSUITE, prefixLengths, resultOrAppError, sameBytes } from '../testing';
+import { pngChunk, pngChunks } from '../header/png';
+import { corpus, decodePng, expectAppError, mutated, PNGSUITE, prefixLengths, resultOrAppError, sameBytes } from '../../../test/support/image-testing';
 import { stripMetadata } from './index';
 
 const METADATA = ['tEXt', 'zTXt', 'iTXt', 'tIME', 'eXIf', 'iCCP'];
 const types = (bytes: Uint8Array) => [...pngChunks(bytes)].map((c) => c.type);
 
-function chunk(type: string, data: ArrayLike<number> = []): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
+const chunk = pngChunk;
 
 /** Inserts `extra` chunks after IHDR of a real PNG. */
 function withChunks(png: Uint8Array, ...extra: Uint8Array[]): Uint8Array {

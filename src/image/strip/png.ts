@@ -1,6 +1,6 @@
 import { concat, damaged } from '../bytes';
-import { orientationOnlyExif, readOrientation, type Orientation } from '../exif';
-import { crc32, pngChunks, readPngDimensions } from '../header/png';
+import { orientationOnlyExif, readOrientation } from '../exif';
+import { pngChunk, pngChunks, readPngDimensions } from '../header/png';
 import { PNG_SIGNATURE } from '../sniff';
 
 /**
@@ -29,20 +29,10 @@ export function stripPng(bytes: Uint8Array): Uint8Array {
   let sawEnd = false;
   for (const chunk of pngChunks(bytes)) {
     if (isKept(chunk.type)) parts.push(bytes.subarray(chunk.start, chunk.end));
-    if (chunk.type === 'IHDR' && orientation !== 1) parts.push(exifChunk(orientation));
+    if (chunk.type === 'IHDR' && orientation !== 1) parts.push(pngChunk('eXIf', orientationOnlyExif(orientation)));
     if (chunk.type === 'IEND') sawEnd = true;
   }
   if (!sawEnd) throw damaged('png: no IEND');
   return concat(parts);
 }
 
-function exifChunk(orientation: Orientation): Uint8Array {
-  const data = orientationOnlyExif(orientation);
-  const chunk = new Uint8Array(12 + data.length);
-  const view = new DataView(chunk.buffer);
-  view.setUint32(0, data.length);
-  chunk.set([0x65, 0x58, 0x49, 0x66], 4); // "eXIf"
-  chunk.set(data, 8);
-  view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
-  return chunk;
-}

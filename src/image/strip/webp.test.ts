@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { orientationOnlyExif, readOrientation } from '../exif';
 import { readDimensions } from '../header';
 import { webpChunks } from '../header/webp';
-import { corpus, decodeWebp, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from '../testing';
+import { corpus, decodeWebp, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from '../../../test/support/image-testing';
 import { stripMetadata } from './index';
 
 const text = (s: string) => [...s].map((c) => c.charCodeAt(0));

@@ -1,6 +1,6 @@
 import { concat, damaged } from '../bytes';
 import { orientationOnlyExif, readOrientation } from '../exif';
-import { readWebpDimensions, webpChunks } from '../header/webp';
+import { readWebpDimensions, riffHeader, webpChunk, webpChunks } from '../header/webp';
 
 /** Chunks that carry the image; everything else (EXIF, "XMP ", ICCP, unknown/INFO chunks) is dropped. */
 const IMAGE_CHUNKS = new Set(['VP8X', 'VP8 ', 'VP8L', 'ALPH', 'ANIM', 'ANMF']);
@@ -32,25 +32,11 @@ export function stripWebp(bytes: Uint8Array): Uint8Array {
     vp8x[8] &= ~(ICC_FLAG | EXIF_FLAG | XMP_FLAG);
     if (orientation !== 1) {
       vp8x[8] |= EXIF_FLAG;
-      parts.push(chunkOf('EXIF', orientationOnlyExif(orientation)));
+      parts.push(webpChunk('EXIF', orientationOnlyExif(orientation)));
     }
   }
   const body = concat(parts);
   return concat([riffHeader(4 + body.length), body]);
 }
 
-function riffHeader(size: number): Uint8Array {
-  const header = new Uint8Array(12);
-  header.set([0x52, 0x49, 0x46, 0x46], 0); // "RIFF"
-  new DataView(header.buffer).setUint32(4, size, true);
-  header.set([0x57, 0x45, 0x42, 0x50], 8); // "WEBP"
-  return header;
-}
 
-function chunkOf(type: string, data: Uint8Array): Uint8Array {
-  const chunk = new Uint8Array(8 + data.length + (data.length & 1));
-  for (let i = 0; i < 4; i++) chunk[i] = type.charCodeAt(i);
-  new DataView(chunk.buffer).setUint32(4, data.length, true);
-  chunk.set(data, 8);
-  return chunk;
-}

@@ -1,22 +1,14 @@
 /**
  * Test-only helpers for the src/image tests (imported by *.test.ts only, never by the worker):
- * corpus access through the CORPUS binding, the corpus file lists, and jSquash decoders
- * initialised with their statically imported wasm modules (as workerd requires).
+ * corpus access through the CORPUS binding, the corpus file lists, decoders, and fast-check
+ * generators for damaged files.
  */
 import { env } from 'cloudflare:test';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import decodeJpegWasm, { init as initJpeg } from '@jsquash/jpeg/decode';
-import decodePngWasm, { init as initPng } from '@jsquash/png/decode';
-import decodeWebpWasm, { init as initWebp } from '@jsquash/webp/decode';
-// @ts-ignore: wasm module import, resolved by the workers test pool
-import jpegWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
-// @ts-ignore: wasm module import, resolved by the workers test pool
-import pngWasm from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm';
-// @ts-ignore: wasm module import, resolved by the workers test pool
-import webpWasm from '@jsquash/webp/codec/dec/webp_dec.wasm';
-import { AppError, type ErrorCode } from '../errors';
-import type { RgbaImage } from './types';
+import { AppError, type ErrorCode } from '../../src/errors';
+import { FORMATS } from '../../src/image/formats';
+import type { RgbaImage } from '../../src/image/types';
 
 const cache = new Map<string, Promise<Uint8Array>>();
 
@@ -146,32 +138,10 @@ export function resultOrAppError<T>(fn: () => T, code: ErrorCode = 'UNSUPPORTED_
   }
 }
 
-/** Copy of `bytes` as a standalone ArrayBuffer (the decoders take ArrayBuffers). */
-function buffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.slice().buffer;
-}
-
-let jpegReady: Promise<void> | undefined;
-let pngReady: Promise<unknown> | undefined;
-let webpReady: Promise<void> | undefined;
-
-export async function decodeJpeg(bytes: Uint8Array): Promise<RgbaImage> {
-  jpegReady ??= initJpeg(jpegWasm as never);
-  await jpegReady;
-  return decodeJpegWasm(buffer(bytes));
-}
-
-export async function decodePng(bytes: Uint8Array): Promise<RgbaImage> {
-  pngReady ??= initPng(pngWasm as never);
-  await pngReady;
-  return decodePngWasm(buffer(bytes));
-}
-
-export async function decodeWebp(bytes: Uint8Array): Promise<RgbaImage> {
-  webpReady ??= initWebp(webpWasm as never);
-  await webpReady;
-  return decodeWebpWasm(buffer(bytes));
-}
+// The service's own codec wrappers (jSquash, initialised once per isolate).
+export const decodeJpeg = (bytes: Uint8Array): Promise<RgbaImage> => FORMATS.jpeg.codec.decode(bytes);
+export const decodePng = (bytes: Uint8Array): Promise<RgbaImage> => FORMATS.png.codec.decode(bytes);
+export const decodeWebp = (bytes: Uint8Array): Promise<RgbaImage> => FORMATS.webp.codec.decode(bytes);
 
 /** Every prefix length up to `dense`, then `sparse` lengths spread over the rest of the file. */
 export function prefixLengths(length: number, dense = 1024, sparse = 48): number[] {
