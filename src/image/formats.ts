@@ -3,7 +3,14 @@ import { avifCodec } from './codecs/avif';
 import { jpegCodec } from './codecs/jpeg';
 import { pngCodec } from './codecs/png';
 import { webpCodec } from './codecs/webp';
-import type { ImageFormat } from './types';
+import { readAvifDimensions } from './header/avif';
+import { readJpegDimensions } from './header/jpeg';
+import { readPngDimensions, verifyPngChunks } from './header/png';
+import { readWebpDimensions } from './header/webp';
+import { stripJpeg } from './strip/jpeg';
+import { stripPng } from './strip/png';
+import { stripWebp } from './strip/webp';
+import type { Dimensions, ImageFormat } from './types';
 
 export interface FormatInfo {
   /** Name used on the wire (`format` parameter, Result object, download URL). */
@@ -11,15 +18,63 @@ export interface FormatInfo {
   extension: string;
   mimeType: string;
   label: string;
+  /** Width and height as stored in the container header, without decoding. */
+  readDimensions(bytes: Uint8Array): Dimensions;
+  /** Integrity checks the container itself allows before any decode (PNG has CRCs). */
+  verifyContainer?(bytes: Uint8Array): void;
+  /** Lossless metadata removal; null = not available, the pipeline re-encodes instead. */
+  stripMetadata: ((bytes: Uint8Array) => Uint8Array) | null;
   codec: Codec;
 }
 
+/** Everything the pipeline knows per format, in one table. */
 export const FORMATS: Record<ImageFormat, FormatInfo> = {
-  jpeg: { name: 'jpg', extension: 'jpg', mimeType: 'image/jpeg', label: 'JPEG', codec: jpegCodec },
-  png: { name: 'png', extension: 'png', mimeType: 'image/png', label: 'PNG', codec: pngCodec },
-  webp: { name: 'webp', extension: 'webp', mimeType: 'image/webp', label: 'WebP', codec: webpCodec },
-  avif: { name: 'avif', extension: 'avif', mimeType: 'image/avif', label: 'AVIF', codec: avifCodec },
+  jpeg: {
+    name: 'jpg',
+    extension: 'jpg',
+    mimeType: 'image/jpeg',
+    label: 'JPEG',
+    readDimensions: readJpegDimensions,
+    stripMetadata: stripJpeg,
+    codec: jpegCodec,
+  },
+  png: {
+    name: 'png',
+    extension: 'png',
+    mimeType: 'image/png',
+    label: 'PNG',
+    readDimensions: readPngDimensions,
+    verifyContainer: verifyPngChunks,
+    stripMetadata: stripPng,
+    codec: pngCodec,
+  },
+  webp: {
+    name: 'webp',
+    extension: 'webp',
+    mimeType: 'image/webp',
+    label: 'WebP',
+    readDimensions: readWebpDimensions,
+    stripMetadata: stripWebp,
+    codec: webpCodec,
+  },
+  avif: {
+    name: 'avif',
+    extension: 'avif',
+    mimeType: 'image/avif',
+    label: 'AVIF',
+    readDimensions: readAvifDimensions,
+    stripMetadata: null,
+    codec: avifCodec,
+  },
 };
+
+/**
+ * Header size of a file of a known format (EXIF orientation and AVIF irot not applied).
+ * Throws AppError UNSUPPORTED_FORMAT for a truncated, corrupt or zero-sized header.
+ */
+export function readDimensions(format: ImageFormat, bytes: Uint8Array): Dimensions {
+  return FORMATS[format].readDimensions(bytes);
+}
 
 export const OUTPUT_FORMAT_NAMES = ['webp', 'avif', 'jpg', 'png'] as const;
 export type OutputFormatName = (typeof OUTPUT_FORMAT_NAMES)[number];

@@ -2,13 +2,11 @@ import { AppError, invalidParameter } from '../errors';
 import { crop } from './crop';
 import { readOrientation } from './exif';
 import { FORMATS } from './formats';
-import { readDimensions, verifyContainer } from './header';
 import { assertWithinPixelLimit } from './limits';
 import type { Operation, PixelLimits, ProcessedImage, Region } from './operations';
 import { applyOrientation } from './orient';
 import { resize, targetSize } from './resize';
 import { detectFormat } from './sniff';
-import { stripMetadata } from './strip';
 import type { Dimensions, ImageFormat, RgbaImage } from './types';
 
 /**
@@ -21,14 +19,15 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   if (!inputFormat) {
     throw new AppError('UNSUPPORTED_FORMAT', 'The file is not a supported image: send a JPEG, PNG, WebP or AVIF file.');
   }
-  const stored = readDimensions(inputFormat, input);
+  const format = FORMATS[inputFormat];
+  const stored = format.readDimensions(input);
   assertWithinPixelLimit(stored, limits.maxInputPixels, 'input');
-  verifyContainer(inputFormat, input);
+  format.verifyContainer?.(input);
   const orientation = readOrientation(inputFormat, input);
   const outputFormat = operation.format ?? inputFormat;
 
-  if (operation.kind === 'remove-metadata' && outputFormat === inputFormat && inputFormat !== 'avif') {
-    return { bytes: stripMetadata(inputFormat, input), format: inputFormat, ...displayedSize(stored, orientation) };
+  if (operation.kind === 'remove-metadata' && outputFormat === inputFormat && format.stripMetadata) {
+    return { bytes: format.stripMetadata(input), format: inputFormat, ...displayedSize(stored, orientation) };
   }
 
   let image = applyOrientation(await decode(inputFormat, input), orientation);

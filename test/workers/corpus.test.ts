@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { readDimensions } from '../../src/image/header';
+import { readDimensions } from '../../src/image/formats';
 import { readOrientation } from '../../src/image/exif';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';

@@ -5,7 +5,7 @@ import decodeAvifWasm, { init as initAvif } from '@jsquash/avif/decode';
 import avifWasm from '@jsquash/avif/codec/dec/avif_dec.wasm';
 import { assertWithinPixelLimit } from '../limits';
 import { AVIFS, corpus, expectAppError, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
-import { readDimensions } from './index';
+import { readDimensions } from '../formats';
 
 const u32 = (v: number) => [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff];
 const u16 = (v: number) => [v >> 8, v & 0xff];

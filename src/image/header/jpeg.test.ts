@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
 import { corpus, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
-import { readDimensions } from './index';
+import { readDimensions } from '../formats';
 import { jpegSegments } from './jpeg';
 
 /** A marker segment FF <marker> <length> <payload>. */

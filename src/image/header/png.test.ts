@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
 import { corpus, expectAppError, mutated, PNGSUITE, pngSuiteSize, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
 import { pngChunk } from './png';
-import { readDimensions } from './index';
+import { readDimensions } from '../formats';
 
 const chunk = pngChunk;
 

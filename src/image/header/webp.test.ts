@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
 import { corpus, expectAppError, mutated, prefixLengths, resultOrAppError, WEBPS } from '../../../test/support/image-testing';
-import { readDimensions } from './index';
+import { readDimensions } from '../formats';
 import { webpChunks } from './webp';
 
 function chunk(type: string, data: number[]): number[] {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXIF_HEADER, orientationOnlyExif, readOrientation } from '../exif';
-import { readDimensions } from '../header';
+import { readDimensions } from '../formats';
 import { jpegSegments } from '../header/jpeg';
 import { corpus, decodeJpeg, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError, sameBytes } from '../../../test/support/image-testing';
-import { stripMetadata } from './index';
+import { stripJpeg } from './jpeg';
 
 function latin1(bytes: Uint8Array): string {
   let text = '';
@@ -32,11 +32,11 @@ function scans(bytes: Uint8Array): Uint8Array {
 
 const strippable = Object.keys(JPEGS).filter((p) => p.startsWith('jpeg/') || p === 'avif/fox.jpg' || p === 'photos/photo-1mp.jpg');
 
-describe('stripMetadata jpeg', () => {
+describe('stripJpeg', () => {
   it('removes EXIF, XMP, ICC, IPTC and comments from the corpus JPEGs, keeping JFIF and Adobe', async () => {
     for (const path of strippable) {
       const input = await corpus(path);
-      const output = stripMetadata('jpeg', input);
+      const output = stripJpeg(input);
       const orientation = readOrientation('jpeg', input);
       const segments = header(output);
       const app = segments.filter((s) => (s.marker >= 0xe0 && s.marker <= 0xef) || s.marker === 0xfe);
@@ -61,7 +61,7 @@ describe('stripMetadata jpeg', () => {
     for (const path of strippable) {
       const input = await corpus(path);
       const before = await decodeJpeg(input); // all of them decode, corrupted.jpg included
-      const after = await decodeJpeg(stripMetadata('jpeg', input));
+      const after = await decodeJpeg(stripJpeg(input));
       expect([after.width, after.height], path).toEqual([before.width, before.height]);
       expect(sameBytes(after.data, before.data), `${path}: pixels differ`).toBe(true);
     }
@@ -69,7 +69,7 @@ describe('stripMetadata jpeg', () => {
 
   it('keeps a non-1 orientation as one minimal APP1 right after SOI/APP0', async () => {
     for (const n of [2, 3, 4, 5, 6, 7, 8] as const) {
-      const output = stripMetadata('jpeg', await corpus(`jpeg/orientation/portrait_${n}.jpg`));
+      const output = stripJpeg(await corpus(`jpeg/orientation/portrait_${n}.jpg`));
       const segments = header(output);
       expect(segments[0].marker).toBe(0xe0);
       expect(segments[1]).toEqual({ marker: 0xe1, tag: latin1(new Uint8Array([...EXIF_HEADER, ...orientationOnlyExif(n).subarray(0, 8)])) });
@@ -84,7 +84,7 @@ describe('stripMetadata jpeg', () => {
     expect(at).toBeGreaterThan(0);
     rotated[at + 8] = 6;
     expect(readOrientation('jpeg', rotated)).toBe(6);
-    const output = stripMetadata('jpeg', rotated);
+    const output = stripJpeg(rotated);
     expect(header(output).map((s) => s.marker)).toEqual([0xe1, 0xee, 0xdb, 0xc0, 0xc4]);
     expect(readOrientation('jpeg', output)).toBe(6);
   });
@@ -106,14 +106,14 @@ describe('stripMetadata jpeg', () => {
       ...adobe, ...seg(0xef, 'vendor'), ...dqt, ...sof, ...sos, ...data, 0xff, 0xd9, ...[1, 2, 3, 0xff, 0xe1],
     ]);
     const expected = new Uint8Array([0xff, 0xd8, ...jfif, ...adobe, ...dqt, ...sof, ...sos, ...data, 0xff, 0xd9]);
-    expect(stripMetadata('jpeg', input)).toEqual(expected);
-    expect(stripMetadata('jpeg', expected)).toEqual(expected);
+    expect(stripJpeg(input)).toEqual(expected);
+    expect(stripJpeg(expected)).toEqual(expected);
   });
 
   it('is idempotent on the corpus', async () => {
     for (const path of ['jpeg/camera/BlueSquare.jpg', 'jpeg/orientation/landscape_5.jpg', 'avif/fox.jpg']) {
-      const once = stripMetadata('jpeg', await corpus(path));
-      expect(stripMetadata('jpeg', once), path).toEqual(once);
+      const once = stripJpeg(await corpus(path));
+      expect(stripJpeg(once), path).toEqual(once);
     }
   });
 
@@ -121,7 +121,7 @@ describe('stripMetadata jpeg', () => {
     for (const path of ['photos/photo-12mp.jpg', 'photos/photo-24mp.jpg']) {
       const input = await corpus(path);
       const started = Date.now();
-      const output = stripMetadata('jpeg', input);
+      const output = stripJpeg(input);
       expect(Date.now() - started, path).toBeLessThan(1000);
       expect(header(output).map((s) => s.marker), path).toEqual([0xe0, 0xdb, 0xdb, 0xc0, 0xc4, 0xc4, 0xc4, 0xc4]);
       expect(sameBytes(scans(output), scans(input)), path).toBe(true);
@@ -129,16 +129,16 @@ describe('stripMetadata jpeg', () => {
   });
 
   it('rejects damaged containers with UNSUPPORTED_FORMAT and never anything else', async () => {
-    expectAppError(() => stripMetadata('jpeg', new Uint8Array([0xff, 0xd8, 0xff, 0xd9])), 'UNSUPPORTED_FORMAT');
-    expectAppError(() => stripMetadata('jpeg', new Uint8Array([0x89, 0x50, 0x4e, 0x47])), 'UNSUPPORTED_FORMAT');
+    expectAppError(() => stripJpeg(new Uint8Array([0xff, 0xd8, 0xff, 0xd9])), 'UNSUPPORTED_FORMAT');
+    expectAppError(() => stripJpeg(new Uint8Array([0x89, 0x50, 0x4e, 0x47])), 'UNSUPPORTED_FORMAT');
     const input = await corpus('jpeg/camera/Canon_40D.jpg');
     for (const n of prefixLengths(input.length, 0, 200)) {
-      const output = resultOrAppError(() => stripMetadata('jpeg', input.subarray(0, n)));
+      const output = resultOrAppError(() => stripJpeg(input.subarray(0, n)));
       if (output) expect(readDimensions('jpeg', output)).toEqual({ width: 100, height: 68 });
     }
     fc.assert(
       fc.property(mutated(input, 6000), (bytes) => {
-        const output = resultOrAppError(() => stripMetadata('jpeg', bytes));
+        const output = resultOrAppError(() => stripJpeg(bytes));
         if (output) expect(output[0] === 0xff && output[1] === 0xd8).toBe(true);
       }),
       { numRuns: 300 },
