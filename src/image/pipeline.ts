@@ -11,8 +11,8 @@ import type { Dimensions, ImageFormat, RgbaImage } from './types';
 
 /**
  * The whole processing pipeline, in the order every request goes through it:
- * sniff -> header size and pixel-limit guard -> container checksums -> (lossless strip | decode -> orient ->
- * crop/resize -> encode). Nothing is decoded before the guard has passed.
+ * sniff -> header size and pixel-limit guard -> container checksums -> (lossless strip |
+ * decode -> orient -> crop/resize -> encode). Nothing is decoded before the guard has passed.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits): Promise<ProcessedImage> {
   const inputFormat = detectFormat(input);
@@ -30,7 +30,10 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
     return { bytes: format.stripMetadata(input), format: inputFormat, ...displayedSize(stored, orientation) };
   }
 
-  let image = applyOrientation(await decode(inputFormat, input), orientation);
+  const decoded = await decode(inputFormat, input);
+  // A header that understates the coded size must not smuggle a bigger image past the guard.
+  assertWithinPixelLimit(decoded, limits.maxInputPixels, 'input');
+  let image = applyOrientation(decoded, orientation);
   if (operation.kind === 'crop') image = crop(image, checkedRegion(operation.region, image));
   if (operation.kind === 'resize') {
     const size = targetSize(image, operation);
