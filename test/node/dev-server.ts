@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BIN_DIR, PROJECT_ROOT, wranglerEnv } from '../../src/cli/d1';
-import { groupAlive, signalGroup, waitGroupGone } from '../../src/cli/dev';
+import { groupAlive, signalGroup, waitGroupGone } from '../../src/cli/process-group';
 
 export { DEMO_ACCOUNTS } from '../../src/cli/seed';
 
