@@ -1,0 +1,14 @@
+import { createExecutionContext, env } from 'cloudflare:test';
+import { Hono, type MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../src/env';
+import { handleError } from '../../src/http/error-handler';
+import { apiKeyAuth } from '../../src/middleware/api-key-auth';
+
+/** A bare Hono app with API-key auth, the given middleware and `handler`, for middleware tests. */
+export function appWith(middleware: MiddlewareHandler<AppEnv>[], handler: (c: any) => Response | Promise<Response>) {
+  const app = new Hono<AppEnv>();
+  app.all('/test', apiKeyAuth, ...middleware, handler);
+  app.onError(handleError);
+  return (key: string, init: RequestInit = {}) =>
+    app.request('/test', { ...init, headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${key}` } }, env, createExecutionContext());
+}
