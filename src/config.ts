@@ -1,8 +1,11 @@
+import type { PixelLimits } from './image/operations';
+import type { PlanName } from './plans';
+
 /** Operator settings, read from Worker vars (wrangler.toml [vars] or the dashboard). */
 export interface Settings {
   resultRetentionMs: number;
-  maxInputPixels: number;
-  maxOutputPixels: number;
+  /** Largest input (by its header) and resize output, per plan. */
+  pixelLimits: Record<PlanName, PixelLimits>;
   /** Base of download links; null = the host the request came to. */
   siteUrl: string | null;
 }
@@ -11,21 +14,37 @@ export interface SettingsSource {
   RESULT_RETENTION_HOURS?: string;
   MAX_INPUT_MEGAPIXELS?: string;
   MAX_OUTPUT_MEGAPIXELS?: string;
+  MAX_INPUT_MEGAPIXELS_FREE?: string;
+  MAX_INPUT_MEGAPIXELS_PRO?: string;
+  MAX_OUTPUT_MEGAPIXELS_FREE?: string;
+  MAX_OUTPUT_MEGAPIXELS_PRO?: string;
   SITE_URL?: string;
 }
 
-const DEFAULTS = { retentionHours: 24, inputMegapixels: 40, outputMegapixels: 40 };
+const DEFAULTS = { retentionHours: 24, megapixels: 40 };
 
 function positiveNumber(raw: string | undefined, fallback: number): number {
   const value = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 }
 
+const pixels = (megapixels: number) => Math.floor(megapixels * 1_000_000);
+
 export function readSettings(vars: SettingsSource): Settings {
+  const input = positiveNumber(vars.MAX_INPUT_MEGAPIXELS, DEFAULTS.megapixels);
+  const output = positiveNumber(vars.MAX_OUTPUT_MEGAPIXELS, DEFAULTS.megapixels);
   return {
     resultRetentionMs: positiveNumber(vars.RESULT_RETENTION_HOURS, DEFAULTS.retentionHours) * 3_600_000,
-    maxInputPixels: Math.floor(positiveNumber(vars.MAX_INPUT_MEGAPIXELS, DEFAULTS.inputMegapixels) * 1_000_000),
-    maxOutputPixels: Math.floor(positiveNumber(vars.MAX_OUTPUT_MEGAPIXELS, DEFAULTS.outputMegapixels) * 1_000_000),
+    pixelLimits: {
+      free: {
+        maxInputPixels: pixels(positiveNumber(vars.MAX_INPUT_MEGAPIXELS_FREE, input)),
+        maxOutputPixels: pixels(positiveNumber(vars.MAX_OUTPUT_MEGAPIXELS_FREE, output)),
+      },
+      pro: {
+        maxInputPixels: pixels(positiveNumber(vars.MAX_INPUT_MEGAPIXELS_PRO, input)),
+        maxOutputPixels: pixels(positiveNumber(vars.MAX_OUTPUT_MEGAPIXELS_PRO, output)),
+      },
+    },
     siteUrl: vars.SITE_URL?.trim() ? vars.SITE_URL.trim().replace(/\/+$/, '') : null,
   };
 }

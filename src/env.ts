@@ -5,7 +5,6 @@ import type { Settings } from './config';
 export interface Account {
   userId: number;
   email: string;
-  keyId: number;
   /** Effective plan: a Pro plan past subscription_ends_at is Free. */
   plan: PlanName;
   subscriptionEndsAt: string | null;

@@ -12,7 +12,7 @@ export type Admission =
 
 const WINDOW_MS = 1000;
 // A Worker that dies mid-request never releases its slot; leases end by themselves.
-const LEASE_MS = 5 * 60_000;
+const LEASE_MS = 2 * 60_000;
 
 /**
  * One instance per user (idFromName(user id)), so a user's requests are counted in one

@@ -3,6 +3,7 @@
  * key recognisable (and greppable by secret scanners); only its SHA-256 hash is stored.
  * WebCrypto only, so the Worker and the Node operator command share this module.
  */
+import { toHex } from '../hex.ts';
 export const API_KEY_PREFIX = 'imgk_';
 const BODY_LENGTH = 32;
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH;
@@ -29,5 +30,5 @@ export function displayPrefix(key: string): string {
 
 export async function hashApiKey(key: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(new Uint8Array(digest));
 }

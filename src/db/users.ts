@@ -9,13 +9,14 @@ export interface UserRow {
 
 export interface ApiKeyOwner extends UserRow {
   key_id: number;
+  key_last_used_at: string | null;
 }
 
 /** The owner of a live (not revoked) key, looked up by the key's SHA-256 hash. */
 export function findUserByKeyHash(db: D1Database, keyHash: string): Promise<ApiKeyOwner | null> {
   return db
     .prepare(
-      `SELECT u.id, u.email, u.plan, u.subscription_ends_at, k.id AS key_id
+      `SELECT u.id, u.email, u.plan, u.subscription_ends_at, k.id AS key_id, k.last_used_at AS key_last_used_at
          FROM api_keys k JOIN users u ON u.id = k.user_id
         WHERE k.key_hash = ?1 AND k.revoked_at IS NULL`,
     )
@@ -23,12 +24,8 @@ export function findUserByKeyHash(db: D1Database, keyHash: string): Promise<ApiK
     .first<ApiKeyOwner>();
 }
 
-/** Records use of a key, at most once per `notSince` interval. */
-export async function touchApiKey(db: D1Database, keyId: number, now: Date, notSince: Date): Promise<void> {
-  await db
-    .prepare('UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?3)')
-    .bind(keyId, now.toISOString(), notSince.toISOString())
-    .run();
+export async function touchApiKey(db: D1Database, keyId: number, now: Date): Promise<void> {
+  await db.prepare('UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1').bind(keyId, now.toISOString()).run();
 }
 
 export async function createUser(

@@ -26,8 +26,6 @@ function fromHttpException(error: HTTPException): AppError {
   if (error.status === 400 || error.status === 415) {
     return new AppError('INVALID_PARAMETERS', 'The request body must be multipart/form-data with a "file" field.', error.message);
   }
-  if (error.status === 401) return new AppError('UNAUTHORIZED', 'A valid API key is required.');
-  if (error.status === 404) return new AppError('NOT_FOUND', 'Not found.');
   return new AppError('CONVERSION_FAILED', 'The request could not be processed.', error.message);
 }
 

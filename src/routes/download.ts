@@ -47,14 +47,13 @@ export function registerDownload(app: OpenAPIHono<AppEnv>) {
     const headers = fileHeaders(row, now);
     if (etagMatches(c.req.header('If-None-Match'), row.etag)) return c.body(null, 304, headers);
 
+    // HEAD describes the whole file: RFC 9110 says it ignores Range.
+    if (c.req.method === 'HEAD') return c.body(null, 200, { ...headers, 'Content-Length': String(row.size) });
     const range = parseRange(c.req.header('Range'), row.size);
     if (range === 'unsatisfiable') {
       throw new AppError('RANGE_NOT_SATISFIABLE', `The requested range is outside the file (${row.size} bytes).`, undefined, {
         'Content-Range': `bytes */${row.size}`,
       });
-    }
-    if (c.req.method === 'HEAD') {
-      return c.body(null, 200, { ...headers, 'Content-Length': String(row.size) });
     }
     const object = await c.env.RESULTS.get(objectKey(uuid), range ? { range } : undefined);
     if (!object) throw notFound();

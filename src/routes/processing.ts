@@ -5,6 +5,7 @@ import type { Operation } from '../image/operations';
 import { processImage } from '../image/pipeline';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { dailyQuota } from '../middleware/daily-quota';
+import { formContentType } from '../middleware/form-content-type';
 import { rateLimit } from '../middleware/rate-limit';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
@@ -19,7 +20,7 @@ function processingRoute<Form extends z.ZodType>(path: string, summary: string, 
     summary,
     security: [{ ApiKey: [] }],
     // Order matters: who is calling, may they call now, may they spend a conversion, is the body small enough.
-    middleware: [apiKeyAuth, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit] as const,
+    middleware: [apiKeyAuth, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit, formContentType] as const,
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
       200: { description: 'The result, stored and ready to download.', content: { 'application/json': { schema: success(ResultSchema) } } },
@@ -30,11 +31,11 @@ function processingRoute<Form extends z.ZodType>(path: string, summary: string, 
 
 /** Validate -> process -> store -> answer; everything else lives in middleware and src/image. */
 async function respondWithResult(c: Context<AppEnv>, file: File, operation: Operation) {
-  const { userId, limits } = c.get('account');
+  const { userId, limits, plan } = c.get('account');
   const settings = c.get('settings');
   if (file.size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
 
-  const image = await processImage(new Uint8Array(await file.arrayBuffer()), operation, settings);
+  const image = await processImage(new Uint8Array(await file.arrayBuffer()), operation, settings.pixelLimits[plan]);
   const now = new Date();
   const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;

@@ -24,7 +24,7 @@ const booleanField = (description: string) => {
   const problem = 'must be one of true, false, 1, 0, yes, no, on, off';
   return z
     .string({ error: requiredOr(problem) })
-    .refine((value) => value.toLowerCase() in BOOLEAN_WORDS, problem)
+    .refine((value) => Object.hasOwn(BOOLEAN_WORDS, value.toLowerCase()), problem)
     .transform((value) => BOOLEAN_WORDS[value.toLowerCase()])
     .openapi({ type: 'boolean', description });
 };

@@ -8,7 +8,8 @@ export function resultFilename(uploadName: string, extension: string): string {
   const baseName = uploadName.split(/[/\\]/).pop() ?? '';
   const stem = baseName
     .replace(/\.[^.]*$/, '')
-    .replace(/[\u0000-\u001f\u007f-\u009f"<>|?*:]/g, '')
+    // Control and format characters (bidi overrides such as U+202E can disguise an extension).
+    .replace(/[\p{Cc}\p{Cf}"<>|?*:]/gu, '')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^\.+/, '');
@@ -20,5 +21,7 @@ export function resultFilename(uploadName: string, extension: string): string {
 /** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
 export function attachmentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\%]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  // RFC 8187 attr-char excludes ' ( ) * which encodeURIComponent leaves alone.
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

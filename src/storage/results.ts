@@ -1,6 +1,7 @@
 import { deleteResults, insertResult, listExpiredResults, type ResultRow } from '../db/results';
 import { FORMATS } from '../image/formats';
 import type { OperationKind, ProcessedImage } from '../image/operations';
+import { toHex } from '../hex';
 import { attachmentDisposition, resultFilename } from './filename';
 
 export function objectKey(uuid: string): string {
@@ -9,7 +10,7 @@ export function objectKey(uuid: string): string {
 
 /** 128 random bits as 32 lowercase hex characters: the capability in the download link. */
 export function newResultId(): string {
-  return [...crypto.getRandomValues(new Uint8Array(16))].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 export function downloadPath(row: Pick<ResultRow, 'uuid' | 'format' | 'filename'>): string {
@@ -27,7 +28,6 @@ export async function saveResult(
   const expiresAt = new Date(input.now.getTime() + input.retentionMs);
   const object = await bindings.RESULTS.put(objectKey(uuid), input.image.bytes, {
     httpMetadata: { contentType: info.mimeType, contentDisposition: attachmentDisposition(filename) },
-    customMetadata: { expiresAt: expiresAt.toISOString() },
   });
   const row: ResultRow = {
     uuid,

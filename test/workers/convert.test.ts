@@ -74,6 +74,8 @@ describe('POST /api/v1/convert', () => {
       ['.png', 'image.webp'],
       ['x'.repeat(300) + '.png', 'x'.repeat(95) + '.webp'],
       ['été à Zürich.png', 'été à Zürich.webp'],
+      ['invoice\u202egnp.exe.png', 'invoicegnp.exe.webp'],
+      ["it's (mine).png", "it's (mine).webp"],
     ];
     for (const [uploaded, expected] of cases) {
       const { data } = await json(await upload('/api/v1/convert', user.key, png, { format: 'webp' }, uploaded));
@@ -81,7 +83,9 @@ describe('POST /api/v1/convert', () => {
       expect(data.filename.length).toBeLessThanOrEqual(100);
       const file = await download(data.download_url);
       expect(file.status).toBe(200);
-      expect(file.headers.get('Content-Disposition')).toContain(`filename*=UTF-8''${encodeURIComponent(expected)}`);
+      const disposition = file.headers.get('Content-Disposition')!;
+      expect(disposition).toMatch(/^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''[A-Za-z0-9%!._~-]+$/);
+      expect(decodeURIComponent(disposition.split("UTF-8''")[1])).toBe(expected);
     }
   });
 

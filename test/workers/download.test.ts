@@ -35,6 +35,8 @@ describe('GET /download/<uuid>/<format>/<filename>', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Length')).toBe(String(result.size));
     expect((await response.arrayBuffer()).byteLength).toBe(0);
+    const ranged = await download(result.download_url, { method: 'HEAD', headers: { Range: `bytes=${result.size + 10}-` } });
+    expect(ranged.status).toBe(200);
   });
 
   it('answers If-None-Match with 304', async () => {

@@ -65,6 +65,8 @@ describe('request validation: 422 INVALID_PARAMETERS naming the field', () => {
     ['resize', { width: '0' }, 'width'],
     ['resize', { height: '12001' }, 'height'],
     ['resize', { width: '10', keep_aspect_ratio: 'maybe' }, 'keep_aspect_ratio'],
+    ['resize', { width: '10', keep_aspect_ratio: 'constructor' }, 'keep_aspect_ratio'],
+    ['resize', { width: '10', keep_aspect_ratio: '__proto__' }, 'keep_aspect_ratio'],
     ['remove-metadata', { format: 'bmp' }, 'format'],
   ])('%s with %j names "%s"', async (operation, fields, field) => {
     const { key } = await createTestUser({ plan: 'pro' });
@@ -79,6 +81,17 @@ describe('request validation: 422 INVALID_PARAMETERS naming the field', () => {
     expect(body.error.message).toContain('8x6');
     const empty = await expectFailure(await upload('/api/v1/crop', key, await png(), { x: '0', y: '0', width: '0', height: '2' }), 422, 'INVALID_PARAMETERS');
     expect(empty.error.message).toContain('8x6');
+  });
+
+  it('accepts a multipart Content-Type with extra parameters', async () => {
+    const { key } = await createTestUser({ plan: 'pro' });
+    const form = new FormData();
+    form.append('file', new File([await png()], 'a.png'));
+    form.append('format', 'webp');
+    const encoded = new Response(form);
+    const contentType = encoded.headers.get('Content-Type')!;
+    const response = await api('/api/v1/convert', { method: 'POST', key, body: await encoded.arrayBuffer(), headers: { 'Content-Type': `${contentType}; charset=utf-8` } });
+    expect(response.status).toBe(200);
   });
 
   it('accepts every boolean spelling of keep_aspect_ratio', async () => {

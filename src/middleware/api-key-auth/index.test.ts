@@ -9,7 +9,7 @@ describe('apiKeyAuth', () => {
   it('puts the key owner and the effective plan on the context', async () => {
     const user = await createTestUser({ plan: 'pro' });
     const response = await request(user.key);
-    expect(await response.json()).toEqual({ userId: user.id, email: user.email, keyId: expect.any(Number), plan: 'pro', subscriptionEndsAt: null, limits: PLANS.pro });
+    expect(await response.json()).toEqual({ userId: user.id, email: user.email, plan: 'pro', subscriptionEndsAt: null, limits: PLANS.pro });
   });
 
   it('gives an ended Pro subscription the Free limits', async () => {

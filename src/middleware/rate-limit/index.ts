@@ -22,10 +22,18 @@ export function rateLimit(options: { holdsSlot: boolean }) {
           : `Too many concurrent operations: the ${plan} plan allows ${limits.maxConcurrent} at a time.`;
       throw new AppError('RATE_LIMIT_EXCEEDED', message, undefined, { 'Retry-After': String(admission.retryAfterSeconds) });
     }
-    try {
-      await next();
-    } finally {
-      if (admission.leaseId) await limiter.release(admission.leaseId);
-    }
+    const { leaseId } = admission;
+    if (!leaseId) return next();
+
+    // waitUntil: the slot is given back even if the client has gone away meanwhile, and a
+    // failing release (e.g. the object restarting) cannot turn a finished call into an error.
+    const finished = next();
+    const released = finished
+      .catch(() => undefined)
+      .then(() => limiter.release(leaseId))
+      .catch((error) => console.error('releasing a concurrency slot failed:', error));
+    c.executionCtx.waitUntil(released);
+    await finished;
+    await released;
   });
 }
