@@ -1,12 +1,5 @@
+import type { Region } from './operations';
 import type { RgbaImage } from './types';
-
-/** A rectangle in pixel coordinates of the (already oriented) image. */
-export interface CropRegion {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /**
  * Returns a new image holding exactly the pixels of `region`. Rows are copied whole
@@ -15,7 +8,7 @@ export interface CropRegion {
  * The caller validates the region against the image and reports `INVALID_PARAMETERS`;
  * this function only asserts (plain `Error`) so a bad region can never read outside the buffer.
  */
-export function crop(image: RgbaImage, region: CropRegion): RgbaImage {
+export function crop(image: RgbaImage, region: Region): RgbaImage {
   const { width: w, height: h, data } = image;
   const { x, y, width, height } = region;
   if (

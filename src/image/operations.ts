@@ -1,5 +1,6 @@
 import type { ImageFormat } from './types';
 
+/** A rectangle in pixel coordinates of the image as displayed (after EXIF orientation). */
 export interface Region {
   x: number;
   y: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyOrientation, type Orientation } from './orient';
+import type { Orientation } from './exif';
+import { applyOrientation } from './orient';
 import type { RgbaImage } from './types';
 
 /** A 3x2 image whose six pixels are told apart by their first byte: 'A'..'F'. */

@@ -1,7 +1,7 @@
+import type { Orientation } from './exif';
+import { pixelWords } from './pixels';
 import type { RgbaImage } from './types';
 
-/** EXIF Orientation tag values. */
-export type Orientation = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 
 /** Edge of the square tiles used by the transposing orientations (5-8), for cache locality. */
 const TILE = 64;
@@ -23,9 +23,9 @@ export function applyOrientation(image: RgbaImage, orientation: Orientation | nu
   if (data.length !== w * h * 4) {
     throw new Error(`applyOrientation: data length ${data.length} does not match ${w}x${h} RGBA`);
   }
-  const src = words(data);
+  const src = pixelWords(data);
   const outBytes = new Uint8Array(w * h * 4);
-  const dst = new Uint32Array(outBytes.buffer);
+  const dst = new Int32Array(outBytes.buffer);
 
   switch (orientation) {
     case 2: // mirror horizontal
@@ -60,17 +60,10 @@ export function applyOrientation(image: RgbaImage, orientation: Orientation | nu
   return { data: outBytes, width: h, height: w };
 }
 
-/** A Uint32Array over the pixels, copying only when the bytes are not 4-aligned. */
-function words(data: Uint8Array | Uint8ClampedArray): Uint32Array {
-  if (data.byteOffset % 4 === 0) return new Uint32Array(data.buffer, data.byteOffset, data.length >>> 2);
-  const copy = new Uint8Array(data.length);
-  copy.set(data);
-  return new Uint32Array(copy.buffer);
-}
 
 function transposeLike(
-  src: Uint32Array,
-  dst: Uint32Array,
+  src: Int32Array,
+  dst: Int32Array,
   w: number,
   h: number,
   base: number,

@@ -1,3 +1,4 @@
+import { pixelWords } from './pixels';
 import type { Dimensions, RgbaImage } from './types';
 
 /*
@@ -122,7 +123,7 @@ export function resize(image: RgbaImage, width: number, height: number): RgbaIma
   }
   if (width === srcW && height === srcH) return { data: new Uint8Array(image.data), width, height };
 
-  const src = words(image.data);
+  const src = pixelWords(image.data);
   const ch = width !== srcW ? contributions(srcW, width) : null;
   const cv = height !== srcH ? contributions(srcH, height) : null;
   const outBytes = new Uint8Array(width * height * 4);
@@ -172,14 +173,6 @@ export function resize(image: RgbaImage, width: number, height: number): RgbaIma
   return result;
 }
 
-/**
- * The pixels as one word each, copying only if unaligned. Byte order is little-endian (R in
- * the low byte) on every platform Workers and Node run on.
- */
-function words(data: Uint8Array | Uint8ClampedArray): Int32Array {
-  if (data.byteOffset % 4 === 0) return new Int32Array(data.buffer, data.byteOffset, data.length >>> 2);
-  return new Int32Array(new Uint8Array(data).buffer);
-}
 
 function isOpaque(px: Int32Array): boolean {
   for (let i = 0; i < px.length; i++) if (px[i] >>> 24 !== 255) return false;

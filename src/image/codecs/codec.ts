@@ -18,11 +18,7 @@ interface ImageDataLike {
 
 export function asImageData(image: RgbaImage): ImageDataLike {
   const { data, width, height } = image;
-  const compact =
-    data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data instanceof Uint8ClampedArray
-      ? data
-      : new Uint8ClampedArray(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
-  return { data: compact, width, height };
+  return { data: new Uint8ClampedArray(toArrayBuffer(data)), width, height };
 }
 
 export function fromImageData(image: { data: ArrayLike<number> & ArrayBufferView; width: number; height: number }): RgbaImage {
@@ -38,7 +34,13 @@ export function lazyInit(init: () => Promise<unknown> | void): { ready(): Promis
   let pending: Promise<void> | undefined;
   return {
     ready() {
-      pending ??= Promise.resolve(init()).then(() => undefined);
+      pending ??= Promise.resolve(init()).then(
+        () => undefined,
+        (error) => {
+          pending = undefined; // a failed start-up is retried by the next call
+          throw error;
+        },
+      );
       return pending;
     },
     reset() {
@@ -61,7 +63,8 @@ export function initWithModule(init: (...args: never[]) => Promise<unknown>, mod
   return (init as unknown as (module: WebAssembly.Module) => Promise<unknown>)(module);
 }
 
-export function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+/** The bytes alone in their own ArrayBuffer: the same buffer when they fill it, else a copy. */
+export function toArrayBuffer(bytes: Uint8Array | Uint8ClampedArray): ArrayBuffer {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
     ? (bytes.buffer as ArrayBuffer)
     : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);

@@ -3,7 +3,8 @@ import encodePng from '@jsquash/png/encode';
 import pngWasm from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module';
 import { toArrayBuffer, asImageData, fromImageData, initWithModule, lazyInit, type Codec } from './codec';
 
-// One wasm-bindgen module serves both directions.
+// One wasm-bindgen module serves both directions. wasm-bindgen keeps its instance for the
+// isolate's lifetime (it cannot be re-instantiated); the Rust decoder returns errors rather than trapping.
 const module = lazyInit(() => initWithModule(initDecoder, pngWasm));
 
 export const pngCodec: Codec = {

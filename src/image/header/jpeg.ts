@@ -103,3 +103,21 @@ export function readJpegDimensions(bytes: Uint8Array): Dimensions {
   }
   throw damaged('jpeg: no SOF before the scan data');
 }
+
+/**
+ * A frame header, scan data and the EOI marker after it. mozjpeg fills a truncated scan with
+ * grey and reports success, so a cut-off upload would otherwise come back as a "good" image.
+ */
+export function verifyJpegStructure(bytes: Uint8Array): void {
+  let sawFrame = false;
+  let sawScanData = false;
+  for (const segment of jpegSegments(bytes)) {
+    if (isStartOfFrame(segment.marker)) sawFrame = true;
+    if (segment.marker === ENTROPY) sawScanData = true;
+    if (segment.marker === EOI) {
+      if (!sawFrame || !sawScanData) throw damaged('jpeg: EOI before any image data');
+      return;
+    }
+  }
+  throw damaged('jpeg: truncated (no EOI marker after the scan data)');
+}
