@@ -7,6 +7,7 @@ import { readAvifDimensions } from './header/avif';
 import { readJpegDimensions } from './header/jpeg';
 import { readPngDimensions, verifyPngChunks } from './header/png';
 import { readWebpDimensions } from './header/webp';
+import { stripAvif } from './strip/avif';
 import { stripJpeg } from './strip/jpeg';
 import { stripPng } from './strip/png';
 import { stripWebp } from './strip/webp';
@@ -63,7 +64,7 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     mimeType: 'image/avif',
     label: 'AVIF',
     readDimensions: readAvifDimensions,
-    stripMetadata: null,
+    stripMetadata: stripAvif,
     codec: avifCodec,
   },
 };

@@ -60,11 +60,17 @@ describe('POST /api/v1/remove-metadata', () => {
     expect(after.data).toEqual(before.data);
   });
 
-  it('re-encodes AVIF without its ICC profile, and honours an output format', async () => {
+  it('strips AVIF losslessly (ICC colr box gone, same pixels), and honours an output format', async () => {
     const user = await createTestUser({ plan: 'pro' });
+    const input = await corpus('photos/photo-12mp.avif');
     const { data, bytes } = await strip(user.key, 'photos/photo-12mp.avif');
     expect(data).toMatchObject({ format: 'avif', width: 4000, height: 3000 });
-    expect(text(bytes)).not.toMatch(/prof|Exif|xap/);
+    expect(text(input)).toMatch(/colrrICC/); // the corpus photo carries an ICC profile
+    expect(text(bytes)).not.toMatch(/colrrICC|colrprof|prof|Exif|xap/);
+    expect(input.length - bytes.length).toBeGreaterThanOrEqual(492); // the 492-byte colr box, nothing re-encoded
+    const [before, after] = await Promise.all([decodeImage('avif', input), decodeImage('avif', bytes)]);
+    expect([after.width, after.height]).toEqual([4000, 3000]);
+    expect(after.data.length === before.data.length && after.data.every((v, i) => v === before.data[i])).toBe(true);
     const converted = await strip(user.key, 'jpeg/camera/Canon_40D.jpg', { format: 'png' });
     expect(converted.data.format).toBe('png');
     expect(new Set([...pngChunks(converted.bytes)].map((chunk) => chunk.type))).toEqual(new Set(['IHDR', 'IDAT', 'IEND']));

@@ -82,6 +82,22 @@ function fromMeta(bytes: Uint8Array, meta: IsoBox): Dimensions | null {
   return largest;
 }
 
+/**
+ * The `ipco` property boxes associated with the primary item, in `ipma` order (indices past the end
+ * of `ipco` and index 0 are skipped), or null when there is no `meta`/`iprp`/`ipco` or the primary
+ * item's association cannot be resolved. Used for `irot`/`imir`; throws `damaged` only for a broken
+ * box structure on the way to `meta`.
+ */
+export function primaryItemProperties(bytes: Uint8Array): IsoBox[] | null {
+  const meta = findBox(bytes, { body: 0, end: bytes.length }, 'meta');
+  const iprp = meta && findBox(bytes, meta, 'iprp', 4);
+  const ipco = iprp && findBox(bytes, iprp, 'ipco');
+  if (!meta || !iprp || !ipco) return null;
+  const properties = [...isoBoxes(bytes, ipco.body, ipco.end)];
+  const indices = primaryPropertyIndices(bytes, meta, iprp);
+  return indices && indices.flatMap((index) => (index >= 1 && index <= properties.length ? [properties[index - 1]] : []));
+}
+
 /** 1-based `ipco` indices associated with the primary item, or null when that cannot be resolved. */
 function primaryPropertyIndices(bytes: Uint8Array, meta: IsoBox, iprp: IsoBox): number[] | null {
   try {
