@@ -4,7 +4,7 @@ import { jpegCodec } from './codecs/jpeg';
 import { pngCodec } from './codecs/png';
 import { webpCodec } from './codecs/webp';
 import { readAvifDimensions } from './header/avif';
-import { readJpegDimensions } from './header/jpeg';
+import { readJpegDimensions, verifyJpegStructure } from './header/jpeg';
 import { readPngDimensions, verifyPngChunks } from './header/png';
 import { readWebpDimensions } from './header/webp';
 import { stripAvif } from './strip/avif';
@@ -21,8 +21,12 @@ export interface FormatInfo {
   label: string;
   /** Width and height as stored in the container header, without decoding. */
   readDimensions(bytes: Uint8Array): Dimensions;
-  /** Integrity checks the container itself allows before any decode (PNG has CRCs). */
+  /** Integrity checks the container allows before any decode (PNG CRCs, JPEG EOI). */
   verifyContainer?(bytes: Uint8Array): void;
+  /** Largest width or height the format (or its encoder) can store. */
+  maxDimension: number;
+  /** Without alpha, transparent pixels are flattened onto white before encoding. */
+  supportsAlpha: boolean;
   /** Lossless metadata removal; null = not available, the pipeline re-encodes instead. */
   stripMetadata: ((bytes: Uint8Array) => Uint8Array) | null;
   codec: Codec;
@@ -36,6 +40,9 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     mimeType: 'image/jpeg',
     label: 'JPEG',
     readDimensions: readJpegDimensions,
+    verifyContainer: verifyJpegStructure,
+    maxDimension: 65_535,
+    supportsAlpha: false,
     stripMetadata: stripJpeg,
     codec: jpegCodec,
   },
@@ -46,6 +53,8 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     label: 'PNG',
     readDimensions: readPngDimensions,
     verifyContainer: verifyPngChunks,
+    maxDimension: 2 ** 31 - 1,
+    supportsAlpha: true,
     stripMetadata: stripPng,
     codec: pngCodec,
   },
@@ -55,6 +64,8 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     mimeType: 'image/webp',
     label: 'WebP',
     readDimensions: readWebpDimensions,
+    maxDimension: 16_383,
+    supportsAlpha: true,
     stripMetadata: stripWebp,
     codec: webpCodec,
   },
@@ -64,6 +75,8 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     mimeType: 'image/avif',
     label: 'AVIF',
     readDimensions: readAvifDimensions,
+    maxDimension: 65_536,
+    supportsAlpha: true,
     stripMetadata: stripAvif,
     codec: avifCodec,
   },
@@ -82,4 +95,9 @@ export type OutputFormatName = (typeof OUTPUT_FORMAT_NAMES)[number];
 
 export function formatFromName(name: OutputFormatName): ImageFormat {
   return name === 'jpg' ? 'jpeg' : name;
+}
+
+/** The format behind a wire name (`jpg`, `png`, ...), or null for anything else. */
+export function formatInfoByName(name: string): FormatInfo | null {
+  return Object.values(FORMATS).find((info) => info.name === name) ?? null;
 }

@@ -1,6 +1,7 @@
 import { AppError, invalidParameter } from '../errors';
 import { crop } from './crop';
 import { readOrientation } from './exif';
+import { flattenOnWhite } from './flatten';
 import { FORMATS } from './formats';
 import { assertWithinPixelLimit } from './limits';
 import type { Operation, PixelLimits, ProcessedImage, Region } from './operations';
@@ -9,10 +10,14 @@ import { resize, targetSize } from './resize';
 import { detectFormat } from './sniff';
 import type { Dimensions, ImageFormat, RgbaImage } from './types';
 
+/** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
+export const MAX_RESIZE_SIDE = 12_000;
+
 /**
  * The whole processing pipeline, in the order every request goes through it:
- * sniff -> header size and pixel-limit guard -> container checksums -> (lossless strip |
- * decode -> orient -> crop/resize -> encode). Nothing is decoded before the guard has passed.
+ *   sniff -> header size and pixel-limit guard -> container checks -> (lossless strip |
+ *   plan the output size -> decode -> orient -> crop/resize -> flatten -> encode).
+ * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits): Promise<ProcessedImage> {
   const inputFormat = detectFormat(input);
@@ -24,38 +29,69 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   assertWithinPixelLimit(stored, limits.maxInputPixels, 'input');
   format.verifyContainer?.(input);
   const orientation = readOrientation(inputFormat, input);
+  const displayed = orientation >= 5 ? { width: stored.height, height: stored.width } : stored;
   const outputFormat = operation.format ?? inputFormat;
 
   if (operation.kind === 'remove-metadata' && outputFormat === inputFormat && format.stripMetadata) {
-    return { bytes: format.stripMetadata(input), format: inputFormat, ...displayedSize(stored, orientation) };
+    return { bytes: format.stripMetadata(input), format: inputFormat, ...displayed };
   }
 
+  const outputSize = plannedSize(operation, displayed, limits);
+  assertEncodable(outputFormat, outputSize);
+
   const decoded = await decode(inputFormat, input);
-  // A header that understates the coded size must not smuggle a bigger image past the guard.
-  assertWithinPixelLimit(decoded, limits.maxInputPixels, 'input');
-  let image = applyOrientation(decoded, orientation);
-  if (operation.kind === 'crop') image = crop(image, checkedRegion(operation.region, image));
-  if (operation.kind === 'resize') {
-    const size = targetSize(image, operation);
-    assertWithinPixelLimit(size, limits.maxOutputPixels, 'output');
-    image = resize(image, size.width, size.height);
+  if (decoded.width !== stored.width || decoded.height !== stored.height) {
+    throw damaged(inputFormat, `header says ${stored.width}x${stored.height}, image data is ${decoded.width}x${decoded.height}`);
   }
+  let image = applyOrientation(decoded, orientation);
+  if (operation.kind === 'crop') image = crop(image, operation.region);
+  if (operation.kind === 'resize') image = resize(image, outputSize.width, outputSize.height);
+  if (!FORMATS[outputFormat].supportsAlpha) image = flattenOnWhite(image);
   return { bytes: await encode(outputFormat, image, operation.quality), format: outputFormat, width: image.width, height: image.height };
 }
 
-function displayedSize(stored: Dimensions, orientation: number): Dimensions {
-  return orientation >= 5 ? { width: stored.height, height: stored.width } : stored;
+/** The output size, checked against the request's rules and the output pixel limit. */
+function plannedSize(operation: Operation, displayed: Dimensions, limits: PixelLimits): Dimensions {
+  if (operation.kind === 'crop') return checkedRegion(operation.region, displayed);
+  if (operation.kind !== 'resize') return displayed;
+  const size = targetSize(displayed, operation);
+  if (size.width > MAX_RESIZE_SIDE || size.height > MAX_RESIZE_SIDE) {
+    throw invalidParameter(
+      operation.width !== undefined ? 'width' : 'height',
+      `the resized image would be ${size.width}x${size.height} pixels (the image is ${displayed.width}x${displayed.height}); each side may be at most ${MAX_RESIZE_SIDE}`,
+    );
+  }
+  assertWithinPixelLimit(size, limits.maxOutputPixels, 'output');
+  return size;
+}
+
+function assertEncodable(format: ImageFormat, size: Dimensions): void {
+  const { maxDimension, label } = FORMATS[format];
+  if (size.width > maxDimension || size.height > maxDimension) {
+    throw invalidParameter(
+      'format',
+      `${label} images can be at most ${maxDimension} pixels per side and the result would be ${size.width}x${size.height}; choose another format or a smaller size`,
+    );
+  }
+}
+
+function damaged(format: ImageFormat, detail: unknown): AppError {
+  return new AppError(
+    'UNSUPPORTED_FORMAT',
+    `The file looks like ${FORMATS[format].label} but could not be decoded: it is damaged, truncated or uses a feature that is not supported.`,
+    detail,
+  );
 }
 
 async function decode(format: ImageFormat, input: Uint8Array): Promise<RgbaImage> {
   try {
     return await FORMATS[format].codec.decode(input);
   } catch (error) {
-    throw new AppError(
-      'UNSUPPORTED_FORMAT',
-      `The file looks like ${FORMATS[format].label} but could not be decoded: it is damaged, truncated or uses a feature that is not supported.`,
-      error,
-    );
+    // Running out of memory says nothing about the file; everything else is the file's fault.
+    if (error instanceof RangeError || /memory|Cannot enlarge/i.test(String(error))) {
+      throw new AppError('CONVERSION_FAILED', 'The image could not be processed: it needs more memory than is available.', error);
+    }
+    throw damaged(format, error);
   }
 }
 

@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { findLiveResult, type ResultRow } from '../db/results';
 import type { AppEnv } from '../env';
 import { AppError } from '../errors';
-import { FORMATS } from '../image/formats';
+import { formatInfoByName } from '../image/formats';
 import { attachmentDisposition } from '../storage/filename';
 import { objectKey } from '../storage/results';
 import { parseRange } from './range';
@@ -11,14 +11,10 @@ const PATH = '/download/:uuid/:format/:filename';
 
 const notFound = () => new AppError('NOT_FOUND', 'This download link is unknown or has expired.');
 
-function mimeTypeOf(format: string): string {
-  return Object.values(FORMATS).find((info) => info.name === format)?.mimeType ?? 'application/octet-stream';
-}
-
 function fileHeaders(row: ResultRow, now: Date): Record<string, string> {
   const secondsLeft = Math.max(0, Math.floor((Date.parse(row.expires_at) - now.getTime()) / 1000));
   return {
-    'Content-Type': mimeTypeOf(row.format),
+    'Content-Type': formatInfoByName(row.format)?.mimeType ?? 'application/octet-stream',
     'Content-Disposition': attachmentDisposition(row.filename),
     'X-Content-Type-Options': 'nosniff',
     ETag: row.etag,

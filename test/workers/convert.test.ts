@@ -109,4 +109,13 @@ describe('POST /api/v1/convert', () => {
       expect(data.height).toBeGreaterThan(data.width);
     }
   });
+
+  it('puts transparent pixels on white when the output format has no alpha', async () => {
+    const user = await createTestUser({ plan: 'pro' });
+    const clear = { data: new Uint8Array([0, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255]), width: 2, height: 2 };
+    const { data } = await json(await upload('/api/v1/convert', user.key, await encodeImage('png', clear), { format: 'jpg', quality: '100' }));
+    const pixels = await decodeImage('jpeg', new Uint8Array(await (await download(data.download_url)).arrayBuffer()));
+    expect(pixels.data[0]).toBeGreaterThan(200);
+    expect(pixels.data[1]).toBeGreaterThan(200);
+  });
 });

@@ -125,6 +125,32 @@ describe('input files', () => {
     expect(body.error.message).toMatch(/damaged|truncated|corrupt/i);
   });
 
+  it('refuses a truncated JPEG, which the decoder alone would fill with grey', async () => {
+    const { key } = await createTestUser({ plan: 'pro' });
+    const photo = await corpus('jpeg/camera/DSCN0010.jpg');
+    for (const fraction of [0.6, 0.95]) {
+      const cut = photo.subarray(0, Math.floor(photo.length * fraction));
+      const body = await expectFailure(await upload('/api/v1/convert', key, cut, { format: 'png' }), 422, 'UNSUPPORTED_FORMAT');
+      expect(body.error.message).toMatch(/damaged|truncated/);
+      await expectFailure(await upload('/api/v1/remove-metadata', key, cut), 422, 'UNSUPPORTED_FORMAT');
+    }
+  });
+
+  it('refuses an output the chosen format cannot hold, naming "format"', async () => {
+    const { key } = await createTestUser({ plan: 'pro' });
+    const wide = await encodeImage('png', gradient(20000, 2));
+    const body = await expectFailure(await upload('/api/v1/convert', key, wide, { format: 'webp' }), 422, 'INVALID_PARAMETERS');
+    expect(body.error.message).toMatch(/"format".*16383/);
+    expect((await upload('/api/v1/convert', key, wide, { format: 'png' })).status).toBe(200);
+  });
+
+  it('refuses a resize whose derived side would pass 12000 pixels', async () => {
+    const { key } = await createTestUser({ plan: 'pro' });
+    const tall = await encodeImage('png', gradient(10, 1000));
+    const body = await expectFailure(await upload('/api/v1/resize', key, tall, { width: '300' }), 422, 'INVALID_PARAMETERS');
+    expect(body.error.message).toMatch(/"width".*300x30000/);
+  });
+
   it('refuses a pixel bomb before decoding it, naming the limit', async () => {
     const { key } = await createTestUser({ plan: 'pro' });
     const body = await expectFailure(await upload('/api/v1/convert', key, pngHeaderOnly(30000, 30000), { format: 'jpg' }), 422, 'FILE_TOO_LARGE');
