@@ -20,7 +20,7 @@ function isKept(type: string): boolean {
 /**
  * Removes metadata chunks, copying every kept chunk (CRC included) byte for byte, and drops bytes
  * after IEND. A non-1 EXIF orientation is kept as a minimal eXIf chunk after IHDR, so the image
- * displays as before. CRCs are not verified (the decoder does that).
+ * displays as before. CRCs are not verified here: the pipeline checks them (verifyPngChunks) before any strip.
  */
 export function stripPng(bytes: Uint8Array): Uint8Array {
   readPngDimensions(bytes); // signature and a sound IHDR, or `damaged`
