@@ -1,7 +1,7 @@
-import type { RgbaImage } from '../types';
+import type { DecodedImage, RgbaImage } from '../types';
 
 export interface Codec {
-  decode(bytes: Uint8Array): Promise<RgbaImage>;
+  decode(bytes: Uint8Array): Promise<DecodedImage>;
   /** `quality` is 1..100; lossless codecs ignore it. */
   encode(image: RgbaImage, quality: number): Promise<Uint8Array>;
 }
