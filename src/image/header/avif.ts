@@ -1,6 +1,7 @@
 import { AppError } from '../../errors';
 import { damaged, fourCC, u16be, u32be, u8 } from '../bytes';
 import type { Dimensions } from '../types';
+import { verifyAvifDecodeSizes } from './avif-items';
 
 export interface IsoBox {
   type: string;
@@ -46,7 +47,8 @@ export function findBox(bytes: Uint8Array, parent: { body: number; end: number }
  * Width and height of the primary image: `meta`/`pitm` names the primary item, `iprp`/`ipma`
  * associates it with an `ispe` in `ipco` (for a `grid` item that ispe is the output size). When the
  * association cannot be resolved the largest `ispe` is used; a sequence without `meta` falls back to
- * its `av01` sample entries. This is the coded size, before any `irot`/`clap` transform.
+ * its `av01` sample entries. This is the coded size, before any `irot`/`clap` transform. Files in
+ * which something the decoder would read is larger than this size are refused (`verifyAvifDecodeSizes`).
  */
 export function readAvifDimensions(bytes: Uint8Array): Dimensions {
   const file = { body: 0, end: bytes.length };
@@ -56,6 +58,7 @@ export function readAvifDimensions(bytes: Uint8Array): Dimensions {
   const dims = (meta && fromMeta(bytes, meta)) ?? fromSequence(bytes, findBox(bytes, file, 'moov'));
   if (!dims) throw damaged('avif: no ispe or av01 sample entry');
   if (dims.width === 0 || dims.height === 0) throw damaged(`avif: size ${dims.width}x${dims.height}`);
+  verifyAvifDecodeSizes(bytes, dims);
   return dims;
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
 import { corpus, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
 import { readDimensions } from '../formats';
-import { jpegSegments } from './jpeg';
+import { jpegSegments, verifyJpegStructure } from './jpeg';
 
 /** A marker segment FF <marker> <length> <payload>. */
 function segment(marker: number, payload: number[] = []): number[] {
@@ -49,12 +49,43 @@ describe('readDimensions jpeg', () => {
     expectAppError(() => assertWithinPixelLimit(dims, 40_000_000, 'input'), 'FILE_TOO_LARGE');
   });
 
-  it('reads every SOFn and skips DHT, JPG and DAC, which share the C0-CF range', () => {
-    for (const marker of [0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]) {
+  it('reads SOF0-2, refuses the SOFn the decoder cannot decode, and skips DHT, JPG and DAC', () => {
+    for (const marker of [0xc0, 0xc1, 0xc2]) {
       expect(readDimensions('jpeg', jpeg(SOI, sof(marker, 3, 2), SOS, EOI))).toEqual({ width: 3, height: 2 });
+    }
+    for (const marker of [0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]) {
+      const error = expectAppError(() => readDimensions('jpeg', jpeg(SOI, sof(marker, 3, 2), SOS, EOI)), 'UNSUPPORTED_FORMAT');
+      expect(String(error.detail)).toMatch(/SOF\d+ \((lossless|arithmetic-coded|hierarchical)\) JPEGs are not supported/);
     }
     const notFrames = [segment(0xc4, [0, 9, 9, 9, 9, 9]), segment(0xc8, [0, 9, 9, 9, 9, 9]), segment(0xcc, [0, 9, 9, 9, 9, 9])];
     expect(readDimensions('jpeg', jpeg(SOI, ...notFrames, sof(0xc0, 7, 5), SOS, EOI))).toEqual({ width: 7, height: 5 });
+  });
+
+  it('refuses a second SOF, DNL height, other precisions, component counts and sampling factors', () => {
+    const frame = (precision: number, components: number[][]) =>
+      segment(0xc0, [precision, 0, 8, 0, 8, components.length, ...components.flat()]);
+    expect(readDimensions('jpeg', jpeg(SOI, frame(8, [[1, 0x22, 0], [2, 0x11, 1], [3, 0x11, 1]]), SOS, EOI))).toEqual({ width: 8, height: 8 });
+    expect(readDimensions('jpeg', jpeg(SOI, frame(8, [[1, 0x44, 0], [2, 0x11, 1], [3, 0x11, 1], [4, 0x11, 1]]), SOS, EOI))).toEqual({ width: 8, height: 8 });
+    const rejected: [string, Uint8Array][] = [
+      ['second SOF', jpeg(SOI, sof(0xc0, 16, 16), sof(0xc2, 60000, 60000), SOS, EOI)],
+      ['DNL height', jpeg(SOI, sof(0xc0, 16, 0), SOS, EOI)],
+      ['12-bit', jpeg(SOI, frame(12, [[1, 0x11, 0]]), SOS, EOI)],
+      ['2 components', jpeg(SOI, frame(8, [[1, 0x11, 0], [2, 0x11, 0]]), SOS, EOI)],
+      ['5 components', jpeg(SOI, frame(8, [1, 2, 3, 4, 5].map((id) => [id, 0x11, 0])), SOS, EOI)],
+      ['no components', jpeg(SOI, frame(8, []), SOS, EOI)],
+      ['sampling 0', jpeg(SOI, frame(8, [[1, 0x01, 0]]), SOS, EOI)],
+      ['sampling 5', jpeg(SOI, frame(8, [[1, 0x51, 0], [2, 0x11, 1], [3, 0x11, 1]]), SOS, EOI)],
+      ['SOF length', jpeg(SOI, segment(0xc0, [8, 0, 8, 0, 8, 3, 1, 0x11, 0]), SOS, EOI)],
+    ];
+    for (const [label, input] of rejected) {
+      try {
+        expectAppError(() => readDimensions('jpeg', input), 'UNSUPPORTED_FORMAT');
+      } catch (error) {
+        throw new Error(`${label}: ${error}`);
+      }
+    }
+    // Between scans only the full walk sees it.
+    expectAppError(() => verifyJpegStructure(jpeg(SOI, sof(0xc2, 16, 16), SOS, [1, 2], sof(0xc2, 900, 900), SOS, [3], EOI)), 'UNSUPPORTED_FORMAT');
   });
 
   it('skips fill bytes, standalone markers and stray bytes between segments', () => {

@@ -89,19 +89,54 @@ function scanDataEnd(bytes: Uint8Array, from: number): number {
   }
 }
 
-/** Width and height from the first SOFn frame header. */
+/**
+ * Frame types the bundled mozjpeg decodes: baseline, extended and progressive Huffman (SOF0-2).
+ * It is built without arithmetic decoding and, like libjpeg-turbo 2, has no lossless or
+ * hierarchical support, so SOF3, SOF5-7, SOF9-11 and SOF13-15 fail with "Unsupported JPEG
+ * process" or "arithmetic coding is not implemented"; they are refused from the header.
+ */
+const DECODABLE_FRAMES = new Set([0xc0, 0xc1, 0xc2]);
+
+/**
+ * Width and height from the frame header, the only size libjpeg allocates from. Refused: a second
+ * SOFn before the first scan (libjpeg: "Invalid JPEG file structure: two SOF markers"), a height of
+ * 0 (set later by a DNL marker, which libjpeg does not support), a sample precision other than 8,
+ * component counts other than 1, 3 or 4, and sampling factors outside 1..4.
+ */
 export function readJpegDimensions(bytes: Uint8Array): Dimensions {
+  let dims: Dimensions | null = null;
   for (const segment of jpegSegments(bytes)) {
     if (isStartOfFrame(segment.marker)) {
-      if (segment.end - segment.payload < 6) throw damaged('jpeg: short SOF');
-      const height = u16be(bytes, segment.payload + 1);
-      const width = u16be(bytes, segment.payload + 3);
-      if (width === 0 || height === 0) throw damaged(`jpeg: SOF size ${width}x${height}`);
-      return { width, height };
+      if (dims) throw damaged('jpeg: a second SOF marker');
+      dims = readFrameHeader(bytes, segment);
     }
     if (segment.marker === SOS || segment.marker === EOI) break;
   }
-  throw damaged('jpeg: no SOF before the scan data');
+  if (!dims) throw damaged('jpeg: no SOF before the scan data');
+  return dims;
+}
+
+function readFrameHeader(bytes: Uint8Array, sof: JpegSegment): Dimensions {
+  const name = `SOF${sof.marker - 0xc0}`;
+  if (!DECODABLE_FRAMES.has(sof.marker)) {
+    const kind = sof.marker === 0xc3 || sof.marker === 0xcb ? 'lossless' : sof.marker >= 0xc9 && sof.marker <= 0xcb ? 'arithmetic-coded' : 'hierarchical';
+    throw damaged(`jpeg: ${name} (${kind}) JPEGs are not supported by the decoder`);
+  }
+  const at = sof.payload;
+  const components = sof.end - at >= 6 ? bytes[at + 5] : -1;
+  if (components < 0 || sof.end - at !== 6 + 3 * components) throw damaged(`jpeg: ${name} length ${sof.end - at}`);
+  const precision = bytes[at];
+  const height = u16be(bytes, at + 1);
+  const width = u16be(bytes, at + 3);
+  if (width === 0 || height === 0) throw damaged(`jpeg: SOF size ${width}x${height} (DNL is not supported)`);
+  if (precision !== 8) throw damaged(`jpeg: ${precision}-bit samples`);
+  if (components !== 1 && components !== 3 && components !== 4) throw damaged(`jpeg: ${components} components`);
+  for (let c = 0; c < components; c++) {
+    const sampling = bytes[at + 6 + 3 * c + 1];
+    const [h, v] = [sampling >> 4, sampling & 15];
+    if (h < 1 || h > 4 || v < 1 || v > 4) throw damaged(`jpeg: sampling factors ${h}x${v}`);
+  }
+  return { width, height };
 }
 
 /**
@@ -112,7 +147,10 @@ export function verifyJpegStructure(bytes: Uint8Array): void {
   let sawFrame = false;
   let sawScanData = false;
   for (const segment of jpegSegments(bytes)) {
-    if (isStartOfFrame(segment.marker)) sawFrame = true;
+    if (isStartOfFrame(segment.marker)) {
+      if (sawFrame) throw damaged('jpeg: a second SOF marker'); // libjpeg refuses it, also between scans
+      sawFrame = true;
+    }
     if (segment.marker === ENTROPY) sawScanData = true;
     if (segment.marker === EOI) {
       if (!sawFrame || !sawScanData) throw damaged('jpeg: EOI before any image data');

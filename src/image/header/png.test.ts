@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
 import { corpus, expectAppError, mutated, PNGSUITE, pngSuiteSize, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
-import { pngChunk } from './png';
+import { pngChunk, verifyPngChunks } from './png';
 import { readDimensions } from '../formats';
 
 const chunk = pngChunk;
@@ -74,6 +74,22 @@ describe('readDimensions png', () => {
     const error = expectAppError(() => readDimensions('png', new Uint8Array(5)), 'UNSUPPORTED_FORMAT');
     expect(error.message).toMatch(/damaged or is not a supported image/);
     expect(error.message).not.toMatch(/png:|offset|IHDR/);
+  });
+
+  it('refuses APNG frames outside IHDR and a first frame that is not the default image', async () => {
+    const bytes = await corpus('png/pngsuite/basn2c08.png'); // 32x32
+    const fcTL = (width: number, height: number, x = 0, y = 0) => {
+      const data = new Uint8Array(26);
+      const view = new DataView(data.buffer);
+      [width, height, x, y].forEach((value, i) => view.setUint32(4 + 4 * i, value));
+      return chunk('fcTL', data);
+    };
+    const withFrames = (...frames: Uint8Array[]) =>
+      new Uint8Array([...bytes.subarray(0, 33), ...chunk('acTL', [0, 0, 0, 1, 0, 0, 0, 0]), ...frames.flatMap((f) => [...f]), ...bytes.subarray(33)]);
+    expect(() => verifyPngChunks(withFrames(fcTL(32, 32)))).not.toThrow();
+    for (const input of [withFrames(fcTL(33, 32)), withFrames(fcTL(16, 16)), withFrames(fcTL(32, 32, 1, 0)), withFrames(fcTL(0, 32))]) {
+      expectAppError(() => verifyPngChunks(input), 'UNSUPPORTED_FORMAT');
+    }
   });
 
   it('only ever returns a size or throws UNSUPPORTED_FORMAT (random and mutated input)', async () => {

@@ -82,19 +82,37 @@ export function crc32(data: Uint8Array): number {
 /**
  * Every chunk's CRC, and at least one IDAT before IEND. libpng refuses such files too;
  * the Rust decoder behind @jsquash/png would otherwise return wrong pixels for some.
+ * APNG frames (`fcTL`) must lie inside the IHDR size, and one before the first IDAT (the default
+ * image is the first frame) must be exactly that size: the decoder decodes only the default image,
+ * but sizes it from that fcTL.
  */
 export function verifyPngChunks(bytes: Uint8Array): void {
+  const image = readPngDimensions(bytes);
   let sawImageData = false;
   let sawEnd = false;
   for (const chunk of pngChunks(bytes)) {
     if (crc32(bytes.subarray(chunk.start + 4, chunk.data + chunk.length)) !== u32be(bytes, chunk.data + chunk.length)) {
       throw damaged(`png: CRC of chunk ${JSON.stringify(chunk.type)}`);
     }
+    if (chunk.type === 'fcTL') verifyFrameControl(bytes, chunk, image, !sawImageData);
     if (chunk.type === 'IDAT') sawImageData = true;
     if (chunk.type === 'IEND') sawEnd = true;
   }
   if (!sawImageData) throw damaged('png: no IDAT chunk');
   if (!sawEnd) throw damaged('png: truncated before IEND');
+}
+
+/** fcTL: sequence number, width, height, x and y offsets (4 bytes each), delays, dispose and blend ops. */
+function verifyFrameControl(bytes: Uint8Array, fcTL: PngChunk, image: Dimensions, isDefaultImage: boolean): void {
+  if (fcTL.length !== 26) throw damaged(`png: fcTL length ${fcTL.length}`);
+  const [width, height, x, y] = [4, 8, 12, 16].map((offset) => u32be(bytes, fcTL.data + offset));
+  const frame = `${width}x${height} at ${x},${y}`;
+  if (width === 0 || height === 0 || x + width > image.width || y + height > image.height) {
+    throw damaged(`png: APNG frame ${frame} outside the ${image.width}x${image.height} image`);
+  }
+  if (isDefaultImage && (x !== 0 || y !== 0 || width !== image.width || height !== image.height)) {
+    throw damaged(`png: APNG first frame ${frame} is not the ${image.width}x${image.height} default image`);
+  }
 }
 
 /** A chunk with its length, type, data and correct CRC. */

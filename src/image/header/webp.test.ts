@@ -44,10 +44,10 @@ describe('readDimensions webp', () => {
   });
 
   it('reads pixel-bomb headers exactly, so the limit check rejects them', () => {
-    const canvas = readDimensions('webp', riff(vp8x(16384, 16384), vp8l(1, 1)));
+    const canvas = readDimensions('webp', riff(vp8x(16384, 16384), vp8l(16384, 16384)));
     expect(canvas).toEqual({ width: 16384, height: 16384 });
     expectAppError(() => assertWithinPixelLimit(canvas, 40_000_000, 'input'), 'FILE_TOO_LARGE');
-    expect(readDimensions('webp', riff(vp8x(1 << 24, 200)))).toEqual({ width: 1 << 24, height: 200 });
+    expect(readDimensions('webp', riff(vp8x(1 << 24, 200, 0x02), chunk('ANIM', [0, 0, 0, 0, 0, 0])))).toEqual({ width: 1 << 24, height: 200 });
     expect(readDimensions('webp', riff(vp8l(16384, 16384)))).toEqual({ width: 16384, height: 16384 });
     expect(readDimensions('webp', riff(vp8(16383, 16383)))).toEqual({ width: 16383, height: 16383 });
   });
@@ -65,6 +65,10 @@ describe('readDimensions webp', () => {
       riff(vp8l(5, 5, 1)), // VP8L version
       riff(chunk('VP8L', [0x2e, 0, 0, 0, 0])),
       riff(chunk('ALPH', [0, 0]), vp8(5, 5)),
+      riff(vp8x(64, 64), vp8l(65, 64)), // still: bitstream larger than the canvas
+      riff(vp8x(64, 64), chunk('ALPH', [0]), vp8(64, 6400)),
+      riff(vp8x(64, 64)), // still without a bitstream
+      riff(vp8x(64, 64, 0x02), chunk('ANIM', [0, 0, 0, 0, 0, 0]), chunk('ANMF', [1, 0, 0, 0, 0, 0, ...le24(63), ...le24(63), 0, 0, 0, 0])), // frame at x=2 overhangs
       riff(chunk('VP8X', [0, 0, 0, 0, 1, 0, 0, 1, 0])), // short VP8X
       riff(),
       new Uint8Array([0x52, 0x49, 0x46, 0x46, 2, 0, 0, 0, 0x57, 0x45, 0x42, 0x50]),

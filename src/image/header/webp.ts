@@ -1,3 +1,4 @@
+import { AppError } from '../../errors';
 import { damaged, fourCC, need, startsWith, u16le, u24le, u32le, u8 } from '../bytes';
 import type { Dimensions } from '../types';
 
@@ -43,7 +44,8 @@ export function* webpChunks(bytes: Uint8Array): Generator<WebpChunk> {
 
 /**
  * Width and height from the first chunk: VP8X canvas (24-bit, +1), VP8L (14-bit, +1) or the VP8
- * key-frame header (14-bit). Only the header bytes are needed, not the whole chunk.
+ * key-frame header (14-bit). For a simple file only the header bytes are needed; a VP8X file is
+ * checked further so that no bitstream can be larger than the canvas (`verifyExtendedFile`).
  */
 export function readWebpDimensions(bytes: Uint8Array): Dimensions {
   const end = riffEnd(bytes);
@@ -65,7 +67,58 @@ export function readWebpDimensions(bytes: Uint8Array): Dimensions {
     }
   })();
   if (dims.width * dims.height > 2 ** 32 - 1) throw damaged('webp: canvas area over 2^32');
+  if (type === 'VP8X') verifyExtendedFile(bytes, dims);
   return dims;
+}
+
+const ANIMATION_FLAG = 0x02;
+
+/**
+ * A still VP8X file: its first VP8/VP8L bitstream must be exactly the canvas size (libwebp refuses a
+ * mismatch too, but only after reading it). An ALPH chunk has no size of its own: its plane is the
+ * bitstream's size. An animation: every ANMF frame must lie inside the canvas, as libwebp's demuxer
+ * requires; only the first frame is decoded, and its bitstream is checked against its frame then
+ * (webp-first-frame.ts). Damage after the first frame is left to that decode, which never reads it.
+ */
+function verifyExtendedFile(bytes: Uint8Array, canvas: Dimensions): void {
+  if ((u8(bytes, 20) & ANIMATION_FLAG) !== 0) {
+    verifyAnimationFrames(bytes, canvas);
+    return;
+  }
+  for (const chunk of webpChunks(bytes)) {
+    if (chunk.type === 'VP8 ' || chunk.type === 'VP8L') {
+      const frame = chunk.type === 'VP8L' ? readVp8l(bytes, chunk.data, chunk.length) : readVp8(bytes, chunk.data, chunk.length);
+      if (frame.width !== canvas.width || frame.height !== canvas.height) {
+        throw damaged(`webp: ${chunk.type.trim()} bitstream is ${frame.width}x${frame.height} but the VP8X canvas ${canvas.width}x${canvas.height}`);
+      }
+      return;
+    }
+  }
+  throw damaged('webp: VP8X file without a VP8 or VP8L bitstream');
+}
+
+function verifyAnimationFrames(bytes: Uint8Array, canvas: Dimensions): void {
+  const chunks = webpChunks(bytes);
+  let framesChecked = 0;
+  for (;;) {
+    let next: IteratorResult<WebpChunk>;
+    try {
+      next = chunks.next();
+    } catch (error) {
+      if (framesChecked > 0 && error instanceof AppError) return; // damage after the first frame
+      throw error;
+    }
+    if (next.done) return;
+    const chunk = next.value;
+    if (chunk.type !== 'ANMF') continue;
+    if (chunk.length < 16) throw damaged('webp: short ANMF');
+    const [x, y] = [u24le(bytes, chunk.data) * 2, u24le(bytes, chunk.data + 3) * 2];
+    const [width, height] = [u24le(bytes, chunk.data + 6) + 1, u24le(bytes, chunk.data + 9) + 1];
+    if (x + width > canvas.width || y + height > canvas.height) {
+      throw damaged(`webp: frame ${width}x${height} at ${x},${y} outside the ${canvas.width}x${canvas.height} canvas`);
+    }
+    framesChecked++;
+  }
 }
 
 function readVp8l(bytes: Uint8Array, at: number, length: number): Dimensions {
