@@ -270,7 +270,10 @@ function writeMeta(bytes: Uint8Array, parsed: ParsedMeta, dataStart: number, wid
     else if (child.type === 'iref') parts.push(writeIref(bytes, child, removed));
     else if (child.type === 'iprp') parts.push(writeIprp(bytes, child, removed));
     else if (child.type === 'idat') {
-      if (parsed.idat.total > 0) parts.push(boxHeader('idat', parsed.idat.total), ...parsed.idat.copy(bytes.subarray(child.body, child.end)));
+      // An empty idat goes, unless a kept item still names construction method 1 (with no extents):
+      // without the box, stripping the output again would refuse it ("method 1 without idat").
+      const needed = parsed.idat.total > 0 || parsed.locations.some((location) => location.method === 1);
+      if (needed) parts.push(boxHeader('idat', parsed.idat.total), ...parsed.idat.copy(bytes.subarray(child.body, child.end)));
     } else {
       if (child.type === 'grpl') checkGroups(bytes, child, removed);
       parts.push(copyBox(bytes, child));
