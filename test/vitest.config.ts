@@ -2,22 +2,26 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { serveReferenceDecode } from './support/reference-decoder.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const corpusRoot = path.resolve(root, '../shared/corpus');
+const fixturesRoot = path.resolve(root, 'test/fixtures');
 
-/** Serves ../shared/corpus to tests running inside workerd, which have no file system. */
-async function serveCorpus(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const relative = decodeURIComponent(url.pathname).replace(/^\/+/, '');
-  const file = path.resolve(corpusRoot, relative);
-  if (!file.startsWith(corpusRoot + path.sep)) return new Response('outside the corpus', { status: 400 });
-  try {
-    if (url.searchParams.has('list')) return Response.json((await readdir(file)).sort());
-    return new Response(await readFile(file));
-  } catch {
-    return new Response(`no corpus file ${relative}`, { status: 404 });
-  }
+/** Serves a folder to tests running inside workerd, which have no file system; `?list` lists a folder. */
+function serveFolder(folder: string) {
+  return async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const relative = decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    const file = path.resolve(folder, relative);
+    if (!file.startsWith(folder + path.sep)) return new Response('outside the folder', { status: 400 });
+    try {
+      if (url.searchParams.has('list')) return Response.json((await readdir(file)).sort());
+      return new Response(await readFile(file));
+    } catch {
+      return new Response(`no file ${relative}`, { status: 404 });
+    }
+  };
 }
 
 export default defineConfig({
@@ -28,7 +32,13 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: path.join(root, 'wrangler.toml') },
-            miniflare: { serviceBindings: { CORPUS: serveCorpus } },
+            miniflare: {
+              serviceBindings: {
+                CORPUS: serveFolder(corpusRoot),
+                FIXTURES: serveFolder(fixturesRoot),
+                REFERENCE: serveReferenceDecode,
+              },
+            },
           }),
         ],
         test: {

@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:test';
 import { FORMATS } from '../../src/image/formats';
 import { concat } from '../../src/image/bytes';
 import { pngChunk } from '../../src/image/header/png';
@@ -45,4 +46,13 @@ export function pngHeaderOnly(width: number, height: number): Uint8Array {
   new DataView(ihdr.buffer).setUint32(4, height);
   ihdr.set([8, 6, 0, 0, 0], 8);
   return concat([Uint8Array.from(PNG_SIGNATURE), pngChunk('IHDR', ihdr), pngChunk('IEND')]);
+}
+
+/** The reference decoder's view of a file (sharp, in Node): upright, sRGB, 8-bit RGBA. */
+export async function referenceDecode(bytes: Uint8Array): Promise<RgbaImage> {
+  const response = await env.REFERENCE.fetch('http://reference/', { method: 'POST', body: bytes });
+  if (!response.ok) throw new Error(`reference decoder: ${response.status} ${await response.text()}`);
+  const width = Number(response.headers.get('x-width'));
+  const height = Number(response.headers.get('x-height'));
+  return { data: new Uint8Array(await response.arrayBuffer()), width, height };
 }
