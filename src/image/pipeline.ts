@@ -1,5 +1,6 @@
 import { AppError, invalidParameter } from '../errors';
 import { crop } from './crop';
+import { readIccProfile, toSrgb } from './color';
 import { readOrientation } from './exif';
 import { flattenOnWhite } from './flatten';
 import { FORMATS } from './formats';
@@ -8,7 +9,7 @@ import type { Operation, PixelLimits, ProcessedImage, Region } from './operation
 import { applyOrientation } from './orient';
 import { resize, targetSize } from './resize';
 import { detectFormat } from './sniff';
-import type { Dimensions, ImageFormat, RgbaImage } from './types';
+import type { DecodedImage, Dimensions, ImageFormat, RgbaImage } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
 export const MAX_RESIZE_SIDE = 12_000;
@@ -16,7 +17,7 @@ export const MAX_RESIZE_SIDE = 12_000;
 /**
  * The whole processing pipeline, in the order every request goes through it:
  *   sniff -> header size and pixel-limit guard -> container checks -> (lossless strip |
- *   plan the output size -> decode -> orient -> crop/resize -> flatten -> encode).
+ *   plan the output size -> decode -> to sRGB -> orient -> crop/resize -> flatten -> encode).
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits): Promise<ProcessedImage> {
@@ -43,7 +44,10 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   if (decoded.width !== stored.width || decoded.height !== stored.height) {
     throw damaged(inputFormat, `header says ${stored.width}x${stored.height}, image data is ${decoded.width}x${decoded.height}`);
   }
-  let image = applyOrientation(decoded, orientation);
+  // Outputs carry no ICC profile (decisions.md), so pixels are converted to sRGB, the space a
+  // viewer assumes without one; CMYK always needs converting.
+  const srgb = toSrgb(decoded, await readIccProfile(inputFormat, input));
+  let image = applyOrientation(srgb, orientation);
   if (operation.kind === 'crop') image = crop(image, operation.region);
   if (operation.kind === 'resize') image = resize(image, outputSize.width, outputSize.height);
   if (!FORMATS[outputFormat].supportsAlpha) image = flattenOnWhite(image);
@@ -83,7 +87,7 @@ function damaged(format: ImageFormat, detail: unknown): AppError {
   );
 }
 
-async function decode(format: ImageFormat, input: Uint8Array): Promise<RgbaImage> {
+async function decode(format: ImageFormat, input: Uint8Array): Promise<DecodedImage> {
   try {
     return await FORMATS[format].codec.decode(input);
   } catch (error) {
