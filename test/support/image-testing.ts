@@ -26,6 +26,21 @@ export function corpus(path: string): Promise<Uint8Array> {
   return bytes;
 }
 
+/** Bytes of a committed test fixture, e.g. fixture('colour/p3.jpg') (made by `npm run fixtures`). */
+export async function fixture(path: string): Promise<Uint8Array> {
+  const response = await env.FIXTURES.fetch(`http://fixtures/${path}`);
+  if (!response.ok) throw new Error(`fixture: ${path}: ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** The image files of a test/fixtures folder, as paths for `fixture()`. */
+export async function fixtureList(folder: string): Promise<string[]> {
+  const response = await env.FIXTURES.fetch(`http://fixtures/${folder}?list`);
+  if (!response.ok) throw new Error(`fixtures: ${folder}: ${response.status}`);
+  const names = (await response.json()) as string[];
+  return names.filter((name) => /\.(jpg|png|webp|avif)$/.test(name)).map((name) => `${folder}/${name}`);
+}
+
 const PNGSUITE_NAMES = `basi0g01 basi0g02 basi0g04 basi0g08 basi0g16 basi2c08 basi2c16 basi3p01 basi3p02 basi3p04
 basi3p08 basi4a08 basi4a16 basi6a08 basi6a16 basn0g01 basn0g02 basn0g04 basn0g08 basn0g16 basn2c08 basn2c16
 basn3p01 basn3p02 basn3p04 basn3p08 basn4a08 basn4a16 basn6a08 basn6a16 bgai4a08 bgai4a16 bgan6a08 bgan6a16

@@ -16,12 +16,13 @@ export interface ReferencePixels {
 }
 
 export async function referenceDecode(bytes: Uint8Array): Promise<ReferencePixels> {
-  const { data, info } = await sharp(bytes, { failOn: 'none', animated: false, limitInputPixels: false })
-    .rotate()
-    .toColourspace('srgb')
-    .ensureAlpha()
-    .raw({ depth: 'uchar' })
-    .toBuffer({ resolveWithObject: true });
+  const { depth, channels = 0 } = await sharp(bytes, { failOn: 'none' }).metadata();
+  let pipeline = sharp(bytes, { failOn: 'none', animated: false, limitInputPixels: false }).rotate();
+  // Without this, sharp 0.35 mis-converts 16-bit colour input that embeds a profile: sRGB red stored
+  // in a ProPhoto 16-bit PNG comes back as (234, 50, 33) instead of (255, 0, 0). (With it, 8-bit
+  // grey input would lose its grey profile, hence only here.)
+  if (depth === 'ushort' && channels >= 3) pipeline = pipeline.pipelineColourspace('srgb');
+  const { data, info } = await pipeline.toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   if (info.channels !== 4) throw new Error(`reference decode gave ${info.channels} channels`);
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
 }

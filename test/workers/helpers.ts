@@ -29,7 +29,7 @@ export async function usedToday(userId: number): Promise<number> {
   return row?.used ?? 0;
 }
 
-export { corpus } from '../support/image-testing';
+export { corpus, fixture, fixtureList } from '../support/image-testing';
 
 export async function corpusList(folder: string, pattern = /\.(jpe?g|png|webp|avif)$/i): Promise<string[]> {
   const response = await env.CORPUS.fetch(`http://corpus/${folder}?list`);
