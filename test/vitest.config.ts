@@ -1,5 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serveReferenceDecode } from './support/reference-decoder.ts';
@@ -23,6 +24,16 @@ function serveFolder(folder: string) {
     }
   };
 }
+
+/** Node-side twin of wrangler's "Data" rule for .icc files (wrangler.toml): the default export is an ArrayBuffer. */
+const iccAsArrayBuffer = {
+  name: 'icc-as-array-buffer',
+  load(id: string) {
+    if (!id.endsWith('.icc')) return null;
+    const base64 = readFileSync(id).toString('base64');
+    return `export default Uint8Array.from(atob('${base64}'), (c) => c.charCodeAt(0)).buffer;`;
+  },
+};
 
 export default defineConfig({
   root,
@@ -49,6 +60,7 @@ export default defineConfig({
         },
       },
       {
+        plugins: [iccAsArrayBuffer],
         test: {
           name: 'node',
           root,

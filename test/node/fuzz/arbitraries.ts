@@ -21,14 +21,16 @@ export class FuzzInput {
   }
 }
 
-export type Container = 'jpeg' | 'png' | 'webp' | 'avif';
+/** Formats random input can be framed as: the four containers, and a bare ICC profile. */
+export type Container = 'jpeg' | 'png' | 'webp' | 'avif' | 'icc';
 
 const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
 const u32be = (v: number) => [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
 const u32le = (v: number) => [v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff];
 
-/** The bytes a file of each format starts with, enough to get past `detectFormat`. */
+/** The bytes a file of each format starts with, enough to get past `detectFormat` (none for a profile, whose signature is at 36). */
 export const MAGIC: Record<Container, Uint8Array[]> = {
+  icc: [],
   jpeg: [new Uint8Array([0xff, 0xd8, 0xff])],
   png: [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
   webp: [new Uint8Array([...text('RIFF'), 0xff, 0xff, 0, 0, ...text('WEBP')])],
@@ -94,6 +96,135 @@ const { avifBox } = fc.letrec<{ avifBox: Uint8Array }>((tie) => ({
   ),
 }));
 
+// ICC profiles: a header with a valid signature, a tag table and tag data of the types the readers
+// know (curv, para, XYZ, sf32, mft1, mft2, mAB), with counts, grid sizes and offsets mostly sane
+// and sometimes extreme.
+
+const u16be = (v: number) => [(v >> 8) & 0xff, v & 0xff];
+/** s15Fixed16 numbers: 1.0, 0, extremes, negative, or anything. */
+const s15Arb = fc.oneof(
+  fc.constantFrom(0x10000, 0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0xffff0000, 0x8000),
+  fc.nat({ max: 0x3ffff }),
+  fc.nat({ max: 0xffffffff }),
+).map(u32be);
+
+const iccCurve: fc.Arbitrary<number[]> = fc.oneof(
+  fc
+    .record({
+      count: fc.oneof(fc.nat({ max: 6 }), fc.constantFrom(256, 4096, 65536, 65537, 0x7fffffff, 0xffffffff)),
+      values: fc.array(fc.oneof(fc.constantFrom(0, 0xffff, 0x100, 0x8000), fc.nat({ max: 0xffff })), { maxLength: 6 }),
+    })
+    .map(({ count, values }) => [...text('curv'), 0, 0, 0, 0, ...u32be(count), ...values.flatMap(u16be)]),
+  fc
+    .record({ type: fc.oneof(fc.nat({ max: 4 }), fc.constantFrom(5, 0xffff)), params: fc.array(s15Arb, { maxLength: 7 }) })
+    .map(({ type, params }) => [...text('para'), 0, 0, 0, 0, ...u16be(type), 0, 0, ...params.flat()]),
+);
+
+const pad4 = (bytes: number[]) => [...bytes, ...new Array<number>((4 - (bytes.length % 4)) % 4).fill(0)];
+const iccInputs = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 1, arbitrary: fc.constantFrom(0, 5, 15, 16, 255) });
+const iccGrid = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 2, max: 4 }) }, { weight: 1, arbitrary: fc.constantFrom(0, 1, 17, 33, 255) });
+/** `count` random 8- or 16-bit values when that is small, else a few (the table then runs past its tag). */
+const tableValues = (count: number, bytes: 1 | 2) =>
+  count * bytes <= 8192
+    ? fc.uint8Array({ minLength: count * bytes, maxLength: count * bytes }).map((a) => Array.from(a))
+    : fc.uint8Array({ maxLength: 16 }).map((a) => Array.from(a));
+
+/** lut8Type / lut16Type. */
+const iccLut: fc.Arbitrary<number[]> = fc
+  .record({ wide: fc.boolean(), inputs: iccInputs, outputs: fc.constantFrom(3, 3, 3, 1, 4), grid: iccGrid, entries: fc.constantFrom(2, 2, 3, 256, 4096, 4097, 0, 1, 0xffff) })
+  .chain(({ wide, inputs, outputs, grid, entries }) => {
+    const size = wide ? 2 : 1;
+    const inEntries = wide ? entries : 256;
+    const count = inputs * inEntries + grid ** inputs * outputs + outputs * inEntries;
+    return tableValues(count, size).map((values) => [
+      ...text(wide ? 'mft2' : 'mft1'), 0, 0, 0, 0, inputs, outputs, grid, 0,
+      ...[1, 0, 0, 0, 1, 0, 0, 0, 1].flatMap((v) => u32be(v << 16)),
+      ...(wide ? [...u16be(entries), ...u16be(entries)] : []),
+      ...values,
+    ]);
+  });
+
+/** lutAToBType: B curves, then optional matrix, M curves, CLUT, A curves, each at a (mostly) right offset. */
+const iccLutAToB: fc.Arbitrary<number[]> = fc
+  .record({ inputs: iccInputs, outputs: fc.constantFrom(3, 3, 3, 1), grid: iccGrid, precision: fc.constantFrom(1, 2, 2, 0, 3), parts: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), offsetNoise: fc.array(fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(-4, 2, 0x7fffffff, 0xffffffff) }), { minLength: 5, maxLength: 5 }) })
+  .chain(({ inputs, outputs, grid, precision, parts: [hasMatrix, hasM, hasClut, hasA], offsetNoise }) =>
+    fc
+      .record({
+        b: fc.array(iccCurve, { minLength: 3, maxLength: 3 }),
+        matrix: fc.array(s15Arb, { minLength: 12, maxLength: 12 }),
+        m: fc.array(iccCurve, { minLength: 3, maxLength: 3 }),
+        clut: tableValues(grid ** inputs * 3, precision === 1 ? 1 : 2),
+        a: fc.array(iccCurve, { minLength: inputs, maxLength: inputs }),
+      })
+      .map(({ b, matrix, m, clut, a }) => {
+        let body: number[] = [];
+        const place = (bytes: number[] | null, noise: number) => {
+          if (!bytes) return 0;
+          const at = 32 + body.length;
+          body = body.concat(pad4(bytes));
+          return noise === 0 ? at : noise > 0xffff ? noise : Math.max(0, at + noise);
+        };
+        const offsets = [
+          place(b.flatMap(pad4), offsetNoise[0]),
+          place(hasMatrix ? matrix.flat() : null, offsetNoise[1]),
+          place(hasM ? m.flatMap(pad4) : null, offsetNoise[2]),
+          place(hasClut ? [...new Array<number>(16).fill(0).map((_, i) => (i < inputs ? grid : 0)), precision, 0, 0, 0, ...clut] : null, offsetNoise[3]),
+          place(hasA ? a.flatMap(pad4) : null, offsetNoise[4]),
+        ];
+        return [...text('mAB '), 0, 0, 0, 0, inputs, outputs, 0, 0, ...offsets.flatMap(u32be), ...body];
+      }),
+  );
+
+const iccTagData: fc.Arbitrary<number[]> = fc.oneof(
+  { weight: 3, arbitrary: iccCurve },
+  { weight: 2, arbitrary: fc.array(s15Arb, { minLength: 3, maxLength: 3 }).map((v) => [...text('XYZ '), 0, 0, 0, 0, ...v.flat()]) },
+  { weight: 1, arbitrary: fc.array(s15Arb, { minLength: 9, maxLength: 9 }).map((v) => [...text('sf32'), 0, 0, 0, 0, ...v.flat()]) },
+  { weight: 2, arbitrary: iccLut },
+  { weight: 3, arbitrary: iccLutAToB },
+  { weight: 1, arbitrary: smallBytes.map((a) => Array.from(a)) },
+);
+
+const ICC_TAGS = ['rXYZ', 'gXYZ', 'bXYZ', 'rTRC', 'gTRC', 'bTRC', 'kTRC', 'A2B0', 'A2B1', 'A2B2', 'wtpt', 'chad', 'desc'];
+/** A field's value: usually `actual`, sometimes extreme or a little off (like `lengthFor`, drawn before `actual` is known). */
+type FieldNoise = null | { value: number } | { relative: number };
+const fieldNoise: fc.Arbitrary<FieldNoise> = fc.oneof(
+  { weight: 8, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: fc.record({ value: fc.constantFrom(0, 1, 0x7fffffff, 0xffffffff) }) },
+  { weight: 1, arbitrary: fc.record({ relative: fc.integer({ min: -4, max: 4 }) }) },
+);
+const withNoise = (actual: number, noise: FieldNoise) =>
+  noise === null ? actual : 'value' in noise ? noise.value : Math.max(0, actual + noise.relative);
+
+const iccProfileArb: fc.Arbitrary<Uint8Array> = fc
+  .record({
+    colorSpace: fc.constantFrom('RGB ', 'RGB ', 'GRAY', 'CMYK', 'Lab ', 'abcd'),
+    pcs: fc.constantFrom('XYZ ', 'Lab ', 'Lab ', 'RGB '),
+    version: fc.constantFrom(2, 4, 0, 255),
+    tags: fc.array(fc.record({ signature: fc.constantFrom(...ICC_TAGS), data: iccTagData, offset: fieldNoise, length: fieldNoise, shared: fc.boolean() }), { maxLength: 8 }),
+    count: fieldNoise,
+    size: fieldNoise,
+    trailing: smallBytes,
+  })
+  .map(({ colorSpace, pcs, version, tags, count, size, trailing }) => {
+    const tableEnd = 128 + 4 + 12 * tags.length;
+    const table: number[] = [...u32be(withNoise(tags.length, count))];
+    let data: number[] = [];
+    let previous = { offset: tableEnd, length: 0 };
+    for (const tag of tags) {
+      // A shared tag points at the previous tag's data, as profiles share one TRC for r, g and b.
+      const at = tag.shared && previous.length > 0 ? previous : { offset: tableEnd + data.length, length: tag.data.length };
+      if (at !== previous) data = data.concat(pad4(tag.data));
+      table.push(...text(tag.signature), ...u32be(withNoise(at.offset, tag.offset)), ...u32be(withNoise(at.length, tag.length)));
+      previous = at;
+    }
+    const total = tableEnd + data.length;
+    const header = [
+      ...u32be(withNoise(total, size)), ...text('fuzz'), version, 0x20, 0, 0, ...text('mntr'), ...text(colorSpace), ...text(pcs),
+      ...new Array<number>(12).fill(0), ...text('acsp'), ...new Array<number>(88).fill(0),
+    ];
+    return concat([new Uint8Array(header), new Uint8Array(table), new Uint8Array(data), trailing]);
+  });
+
 /** A file of `format` made of random chunks/boxes/segments with mostly consistent lengths. */
 function framed(format: Container): fc.Arbitrary<Uint8Array> {
   switch (format) {
@@ -110,6 +241,8 @@ function framed(format: Container): fc.Arbitrary<Uint8Array> {
         .map(({ segments, scan, end }) => concat([new Uint8Array([0xff, 0xd8]), ...segments, scan, new Uint8Array(end ? [0xff, 0xd9] : [])]));
     case 'avif':
       return fc.record({ ftyp: fc.constantFrom(...MAGIC.avif), boxes: fc.array(avifBox, { maxLength: 4 }) }).map(({ ftyp, boxes }) => concat([ftyp, ...boxes]));
+    case 'icc':
+      return iccProfileArb;
   }
 }
 
@@ -118,8 +251,13 @@ export function randomInput(formats: readonly Container[]): fc.Arbitrary<FuzzInp
   const bare = anyBytes.map((bytes) => new FuzzInput(bytes, 'random'));
   if (formats.length === 0) return bare;
   const format = fc.constantFrom(...formats);
+  const withMagic = formats.filter((f) => MAGIC[f].length > 0);
+  if (withMagic.length === 0) {
+    const structured = format.chain((f) => framed(f).map((bytes) => new FuzzInput(bytes, `random ${f} framing`)));
+    return fc.oneof({ arbitrary: bare, weight: 1 }, { arbitrary: structured, weight: 5 });
+  }
   const behindMagic = fc
-    .tuple(format, fc.nat(), anyBytes)
+    .tuple(fc.constantFrom(...withMagic), fc.nat(), anyBytes)
     .map(([f, i, tail]) => new FuzzInput(concat([MAGIC[f][i % MAGIC[f].length], tail]), `random after ${f} magic`));
   const structured = format.chain((f) => framed(f).map((bytes) => new FuzzInput(bytes, `random ${f} framing`)));
   return fc.oneof({ arbitrary: bare, weight: 1 }, { arbitrary: behindMagic, weight: 2 }, { arbitrary: structured, weight: 3 });

@@ -5,7 +5,8 @@
  * synchronous infinite loop cannot be interrupted from the test's own thread).
  *
  * Environment:
- *   FUZZ_RUNS     cases per target (default 10000: 20% random input, 80% mutated seeds)
+ *   FUZZ_RUNS     cases per target (default 10000: 20% random input, 80% mutated seeds; a target's
+ *                 `runShare` scales it, for the few whose every case costs tens of milliseconds)
  *   FUZZ_SEED     fast-check seed (default: random, printed on failure)
  *   FUZZ_CASE_MS  per-case time limit (default 1000)
  *   FUZZ_HANG_MS  watchdog: a case running this long saves its input and kills the run (default 15000)
@@ -114,50 +115,45 @@ function unwatch(): void {
 // ---------------------------------------------------------------------------------------------
 // One case
 
-/**
- * Runs one input through `target`; returns normally for an allowed outcome, throws FuzzFailure
- * (with the original error as `cause`) otherwise.
- */
-export function runCase(target: FuzzTarget, input: FuzzInput, stats: Stats): void {
-  const bytes = input.bytes;
-  const pristine = Buffer.from(bytes); // a copy, to catch parsers writing to their input
-  watch(target.name, bytes);
-  const started = performance.now();
-  let outcome: 'result' | 'rejection';
+type Settled = { threw: false; value: unknown } | { threw: true; error: unknown };
+
+function settle(run: () => unknown): Settled {
   try {
-    let result: unknown;
+    return { threw: false, value: run() };
+  } catch (error) {
+    return { threw: true, error };
+  }
+}
+
+async function settleAsync(run: () => unknown): Promise<Settled> {
+  try {
+    return { threw: false, value: await run() };
+  } catch (error) {
+    return { threw: true, error };
+  }
+}
+
+/** Classifies an outcome and checks a result's invariants; throws FuzzFailure for a disallowed one. */
+function judge(target: FuzzTarget, settled: Settled, bytes: Uint8Array): 'result' | 'rejection' {
+  if (settled.threw) {
+    const { error } = settled;
+    const codes = target.errorCodes ?? ['UNSUPPORTED_FORMAT'];
+    if (error instanceof AppError && !target.neverThrows && codes.includes(error.code)) return 'rejection';
+    if (target.anyError && error instanceof Error) return 'rejection';
+    throw new FuzzFailure(`${target.name} threw ${describeError(error)}${error instanceof AppError ? ` (code ${error.code}, detail ${JSON.stringify(error.detail)})` : ''}`, { cause: error });
+  }
+  if (target.check) {
     try {
-      result = target.run(bytes);
-      outcome = 'result';
+      target.check(settled.value, bytes);
     } catch (error) {
-      const codes = target.errorCodes ?? ['UNSUPPORTED_FORMAT'];
-      if (error instanceof AppError && !target.neverThrows && codes.includes(error.code)) {
-        outcome = 'rejection';
-      } else {
-        throw new FuzzFailure(`${target.name} threw ${describeError(error)}${error instanceof AppError ? ` (code ${error.code}, detail ${JSON.stringify(error.detail)})` : ''}`, { cause: error });
-      }
+      throw new FuzzFailure(`${target.name}: invariant broken: ${describeError(error)}`, { cause: error });
     }
-    if (outcome === 'result' && target.check) {
-      try {
-        target.check(result, bytes);
-      } catch (error) {
-        throw new FuzzFailure(`${target.name}: invariant broken: ${describeError(error)}`, { cause: error });
-      }
-    }
-  } finally {
-    unwatch();
   }
-  let ms = performance.now() - started;
-  // A slow case is timed again (the machine may be busy, or a GC ran): only a repeatably slow parser fails.
-  for (let retry = 0; retry < 2 && ms > CASE_LIMIT_MS; retry++) {
-    const again = performance.now();
-    try {
-      target.run(bytes);
-    } catch {
-      // the outcome was classified above
-    }
-    ms = Math.min(ms, performance.now() - again);
-  }
+  return 'result';
+}
+
+function record(target: FuzzTarget, input: FuzzInput, stats: Stats, pristine: Buffer, outcome: 'result' | 'rejection', ms: number): void {
+  const bytes = input.bytes;
   stats.cases++;
   stats.totalMs += ms;
   if (outcome === 'result') stats.results++;
@@ -170,6 +166,53 @@ export function runCase(target: FuzzTarget, input: FuzzInput, stats: Stats): voi
     throw new FuzzFailure(`${target.name} modified its input`);
   }
   if (ms > CASE_LIMIT_MS) throw new FuzzFailure(`${target.name} took ${ms.toFixed(0)} ms (limit ${CASE_LIMIT_MS} ms)`);
+}
+
+/**
+ * Runs one input through `target`; returns normally for an allowed outcome, throws FuzzFailure
+ * (with the original error as `cause`) otherwise. For an `async` target it returns a promise (the
+ * case's time includes the awaiting; the watchdog still sees a case that never settles).
+ */
+export function runCase(target: FuzzTarget, input: FuzzInput, stats: Stats): void | Promise<void> {
+  if (target.async) return runAsyncCase(target, input, stats);
+  const bytes = input.bytes;
+  const pristine = Buffer.from(bytes); // a copy, to catch parsers writing to their input
+  watch(target.name, bytes);
+  const started = performance.now();
+  let outcome: 'result' | 'rejection';
+  try {
+    outcome = judge(target, settle(() => target.run(bytes)), bytes);
+  } finally {
+    unwatch();
+  }
+  let ms = performance.now() - started;
+  // A slow case is timed again (the machine may be busy, or a GC ran): only a repeatably slow parser fails.
+  for (let retry = 0; retry < 2 && ms > CASE_LIMIT_MS; retry++) {
+    const again = performance.now();
+    settle(() => target.run(bytes)); // the outcome was classified above
+    ms = Math.min(ms, performance.now() - again);
+  }
+  record(target, input, stats, pristine, outcome, ms);
+}
+
+async function runAsyncCase(target: FuzzTarget, input: FuzzInput, stats: Stats): Promise<void> {
+  const bytes = input.bytes;
+  const pristine = Buffer.from(bytes);
+  watch(target.name, bytes);
+  const started = performance.now();
+  let outcome: 'result' | 'rejection';
+  try {
+    outcome = judge(target, await settleAsync(() => target.run(bytes)), bytes);
+  } finally {
+    unwatch();
+  }
+  let ms = performance.now() - started;
+  for (let retry = 0; retry < 2 && ms > CASE_LIMIT_MS; retry++) {
+    const again = performance.now();
+    await settleAsync(() => target.run(bytes));
+    ms = Math.min(ms, performance.now() - again);
+  }
+  record(target, input, stats, pristine, outcome, ms);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,12 +231,12 @@ export function saveFailure(targetName: string, bytes: Uint8Array, tag: string):
  * failure, saves the shrunk input and throws a report with the seed, the input's origin, the file
  * and the original error's stack.
  */
-export function fuzz(target: FuzzTarget, arbitrary: fc.Arbitrary<FuzzInput>, numRuns: number, stats: Stats, label: string): void {
+export async function fuzz(target: FuzzTarget, arbitrary: fc.Arbitrary<FuzzInput>, numRuns: number, stats: Stats, label: string): Promise<void> {
   if (numRuns === 0) return;
-  const details = fc.check(
-    fc.property(arbitrary, (input) => runCase(target, input, stats)),
-    { numRuns, seed: FUZZ_SEED, endOnFailure: false },
-  );
+  const parameters = { numRuns, seed: FUZZ_SEED, endOnFailure: false };
+  const details = target.async
+    ? await fc.check(fc.asyncProperty(arbitrary, async (input) => runCase(target, input, stats)), parameters)
+    : fc.check(fc.property(arbitrary, (input) => runCase(target, input, stats) as void), parameters);
   if (!details.failed) return;
   const [input] = details.counterexample ?? [];
   const error = details.errorInstance;

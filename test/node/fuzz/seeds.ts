@@ -9,14 +9,21 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
 import { concat } from '../../../src/image/bytes';
+import { embeddedProfile, MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
 import { orientationOnlyExif } from '../../../src/image/exif';
 import { isoBoxes } from '../../../src/image/header/avif';
 import { pngChunk, pngChunks } from '../../../src/image/header/png';
 import { webpChunk, webpChunks } from '../../../src/image/header/webp';
+import type { ImageFormat } from '../../../src/image/types';
+import {
+  curveTag, greyProfile, iccProfile, legacyLab16, lut16Tag, lutAToBTag, PROPHOTO, rgbProfile, SRGB, SRGB_TRC, xyzTag,
+} from '../../support/icc-writer';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CORPUS_ROOT = path.resolve(PROJECT_ROOT, '../shared/corpus');
+const FIXTURES_ROOT = path.resolve(PROJECT_ROOT, 'test/fixtures');
 
 export interface Seed {
   /** Corpus path, or `synthetic/<what>`. */
@@ -316,3 +323,145 @@ export const avifSeeds = once(() => [
 ]);
 
 export const allSeeds = once(() => [...jpegSeeds(), ...pngSeeds(), ...webpSeeds(), ...avifSeeds()]);
+
+// ---------------------------------------------------------------------------------------------
+// Colour: containers with ICC profiles, the profiles themselves, CMYK JPEGs
+
+/** Fixture files (test/fixtures/<folder>) ending in `ext`, sorted by name. */
+function fixtureFolder(folder: string, ext: string): Seed[] {
+  const seeds = readdirSync(path.join(FIXTURES_ROOT, folder))
+    .filter((name) => name.endsWith(ext))
+    .sort()
+    .map((name) => ({ name: `fixtures/${folder}/${name}`, bytes: new Uint8Array(readFileSync(path.join(FIXTURES_ROOT, folder, name))) }));
+  if (seeds.length === 0) throw new Error(`fuzz seeds: no ${ext} files in test/fixtures/${folder}`);
+  return seeds;
+}
+
+const smallCmykIcc = once((): Seed => {
+  const name = 'fixtures/cmyk/small-cmyk.icc';
+  return { name, bytes: new Uint8Array(readFileSync(path.join(FIXTURES_ROOT, 'cmyk/small-cmyk.icc'))) };
+});
+
+/** 96x64 CMYK / YCCK JPEGs (baseline, progressive, 4:2:0, with and without a 25 KB profile) and a grey one. */
+export const cmykJpegSeeds = once(() => [...fixtureFolder('cmyk', '.jpg'), jpegSplitProfile()]);
+
+/** cmyk-noprofile.jpg with small-cmyk.icc split over three APP2 segments, stored out of order (2, 1, 3). */
+function jpegSplitProfile(): Seed {
+  const base = fixtureFolder('cmyk', 'cmyk-noprofile.jpg')[0].bytes;
+  const profile = smallCmykIcc().bytes;
+  const third = Math.ceil(profile.length / 3);
+  const app2 = (sequence: number) => {
+    const slice = profile.subarray((sequence - 1) * third, sequence * third);
+    const length = 2 + 14 + slice.length;
+    return concat([new Uint8Array([0xff, 0xe2, length >> 8, length & 0xff, ...text('ICC_PROFILE\0'), sequence, 3]), slice]);
+  };
+  return { name: 'synthetic/cmyk-split-profile.jpg', bytes: concat([base.subarray(0, 2), app2(2), app2(1), app2(3), base.subarray(2)]) };
+}
+
+/** basn2c08.png with an iCCP chunk holding `profile` (zlib) right after IHDR. */
+function pngWithIccp(name: string, profile: Uint8Array): Seed {
+  const base = corpusFile('png/pngsuite/basn2c08.png').bytes;
+  const ihdr = [...pngChunks(base)][0];
+  const data = concat([new Uint8Array([...text('ICC profile'), 0, 0]), new Uint8Array(deflateSync(profile))]);
+  return { name, bytes: concat([base.subarray(0, ihdr.end), pngChunk('iCCP', data), base.subarray(ihdr.end)]) };
+}
+
+/** basn2c08.png with an iCCP of `size` zeros. */
+export function iccpBomb(size: number): Seed {
+  return pngWithIccp(`synthetic/iccp-${size}-zeros.png`, new Uint8Array(size));
+}
+
+/** Weights seeds with a profile against a format's general seeds: each profile seed `times` times. */
+const weighted = (times: number, seeds: Seed[], rest: Seed[]) => [...Array.from({ length: times }, () => seeds).flat(), ...rest];
+
+/** Per format: files with an embedded ICC profile (weighted so about half the mutations start from one), then the format's seeds. */
+export const iccContainerSeeds: Record<ImageFormat, () => Seed[]> = {
+  jpeg: once(() =>
+    weighted(
+      2,
+      [
+        corpusFile('photos/photo-1mp.jpg'),
+        corpusFile('jpeg/orientation/landscape_2.jpg'),
+        ...fixtureFolder('colour', '.jpg'),
+        ...cmykJpegSeeds(),
+      ],
+      jpegSeeds(),
+    ),
+  ),
+  png: once(() => [
+    ...weighted(30, [...fixtureFolder('colour', '.png'), pngWithIccp('synthetic/basn2c08-cmyk-profile.png', smallCmykIcc().bytes)], pngSeeds()),
+    // A zlib bomb (4 MB + 1 zeros in 4 KB, refused), once: every inflate of it takes ~40 ms. The
+    // bombs at and over the cap are also in regressions/ (png-iccp-zlib-bomb-*.bin).
+    iccpBomb(MAX_INFLATED_PROFILE + 1),
+  ]),
+  webp: once(() => weighted(6, fixtureFolder('colour', '.webp'), webpSeeds())),
+  avif: once(() => weighted(4, fixtureFolder('colour', '.avif'), avifSeeds())),
+};
+
+/** Synthetic profiles for the LUT paths the corpus lacks (built with test/support/icc-writer). */
+function syntheticProfiles(): Seed[] {
+  const ramp = (n: number, f: (i: number) => number[]) => Array.from({ length: n }, (_, i) => f(i)).flat();
+  const grid3 = (inputs: number) => 3 ** inputs;
+  const identity3 = ['identity', 'identity', 'identity'] as const;
+  return [
+    { name: 'synthetic/prophoto-table-trc-v2.icc', bytes: rgbProfile(PROPHOTO, { table: [0, 1000, 9000, 30000, 65535] }, 2) },
+    { name: 'synthetic/srgb-para.icc', bytes: rgbProfile(SRGB, SRGB_TRC) },
+    { name: 'synthetic/grey-lab-gamma22.icc', bytes: greyProfile({ gamma: 2.2 }, 'Lab ') },
+    {
+      name: 'synthetic/rgb-mAB-clut.icc',
+      bytes: iccProfile({
+        colorSpace: 'RGB ',
+        tags: [['A2B0', lutAToBTag({
+          inputs: 3, b: [...identity3], matrix: [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], m: [{ gamma: 1.8 }, 'identity', { table: [0, 40000, 65535] }],
+          clut: { points: [3, 3, 3], precision: 2, values: ramp(grid3(3) * 3, (i) => [(i * 2477) % 65536]) }, a: [SRGB_TRC, { gamma: 2.2 }, 'identity'],
+        })], ['rTRC', curveTag(SRGB_TRC)]],
+      }),
+    },
+    {
+      name: 'synthetic/grey-mft2.icc',
+      bytes: iccProfile({ colorSpace: 'GRAY', pcs: 'Lab ', version: 2, tags: [['A2B0', lut16Tag(1, 5, ramp(5, (i) => legacyLab16([25 * i, 0, 0])))], ['kTRC', curveTag({ gamma: 1 })]] }),
+    },
+    {
+      name: 'synthetic/cmyk-mAB-xyz.icc',
+      bytes: iccProfile({
+        colorSpace: 'CMYK',
+        tags: [['wtpt', xyzTag([0.9642, 1, 0.8249])], ['A2B1', lutAToBTag({
+          inputs: 4, b: [...identity3], clut: { points: [3, 3, 3, 3], precision: 1, values: ramp(grid3(4) * 3, (i) => [(i * 97) & 0xff]) },
+          a: [{ gamma: 1 }, { parametric: [2.2, 1, 0] }, 'identity', { table: [0, 65535] }],
+        })]],
+      }),
+    },
+    {
+      name: 'synthetic/cmyk-mft2-lab.icc',
+      bytes: iccProfile({ colorSpace: 'CMYK', pcs: 'Lab ', version: 2, tags: [['A2B0', lut16Tag(4, 2, ramp(16, (i) => legacyLab16([100 - 6 * i, i - 8, 8 - i])))]] }),
+    },
+  ];
+}
+
+/**
+ * ICC profiles: the ones embedded in the colour seed files (read with `embeddedProfile`, duplicates
+ * dropped), small-cmyk.icc, and synthetic ones for the LUT types.
+ */
+export const iccProfileSeeds = once(async (): Promise<Seed[]> => {
+  const containers: [ImageFormat, Seed][] = [
+    ['jpeg', corpusFile('photos/photo-1mp.jpg')],
+    ['jpeg', corpusFile('jpeg/orientation/landscape_2.jpg')],
+    ...fixtureFolder('colour', '').filter((s) => /\.(jpg|png|webp|avif)$/.test(s.name)).map((s): [ImageFormat, Seed] => [s.name.endsWith('.jpg') ? 'jpeg' : (s.name.split('.').pop() as ImageFormat), s]),
+    ...fixtureFolder('cmyk', '.jpg').map((s): [ImageFormat, Seed] => ['jpeg', s]),
+  ];
+  const seeds: Seed[] = [];
+  const seen = new Set<string>();
+  const add = (seed: Seed) => {
+    const key = Buffer.from(seed.bytes).toString('base64');
+    if (!seen.has(key)) seeds.push(seed);
+    seen.add(key);
+  };
+  for (const [format, seed] of containers) {
+    const profile = await embeddedProfile(format, seed.bytes);
+    if (profile) add({ name: `${seed.name} profile`, bytes: profile.slice() });
+  }
+  add(smallCmykIcc());
+  for (const seed of syntheticProfiles()) add(seed);
+  if (seeds.length < 10) throw new Error(`fuzz seeds: only ${seeds.length} ICC profiles`);
+  return seeds;
+});

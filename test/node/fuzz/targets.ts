@@ -3,12 +3,19 @@
  * formats its random input is framed as, and the invariants a successful result must meet.
  *
  * Allowed outcomes for every target: a result that passes `check`, or an AppError with one of
- * `errorCodes` (default UNSUPPORTED_FORMAT), unless `neverThrows` forbids even that. Anything else
+ * `errorCodes` (default UNSUPPORTED_FORMAT), unless `neverThrows` forbids even that (or any Error,
+ * for vendored code marked `anyError`). Anything else
  * (TypeError, RangeError, an invariant broken, a case over the time limit) is a failure.
  *
  * Adding a parser is one entry, e.g.
- *   target('readIccProfile', (b) => readIccProfile(b), { seeds: iccSeeds, random: [], check: ... })
+ *   target('parseIccProfile', parseIccProfile, { seeds: iccProfileSeeds, random: ['icc'], neverThrows: true, check: ... })
  */
+import { AppError } from '../../../src/errors';
+import { decodeJpegComponents } from '../../../src/image/codecs/vendor/jpeg-js-decoder.js';
+import { cmykConversion, rgbConversion } from '../../../src/image/color/conversion';
+import { MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
+import { parseIccProfile } from '../../../src/image/color/icc';
+import { readIccProfile, toSrgb } from '../../../src/image/color/index';
 import { detectFormat } from '../../../src/image/sniff';
 import { readOrientation } from '../../../src/image/exif';
 import { readAvifDimensions, primaryItemProperties } from '../../../src/image/header/avif';
@@ -21,22 +28,31 @@ import { stripPng } from '../../../src/image/strip/png';
 import { stripWebp } from '../../../src/image/strip/webp';
 import { firstFrameAsStill, isAnimatedWebp } from '../../../src/image/webp-first-frame';
 import type { ErrorCode } from '../../../src/errors';
-import type { Dimensions, ImageFormat } from '../../../src/image/types';
+import type { CmykImage, Dimensions, ImageFormat, RgbaImage } from '../../../src/image/types';
 import type { Container } from './arbitraries';
-import { allSeeds, animatedWebpSeeds, avifSeeds, jpegSeeds, pngSeeds, webpSeeds, type Seed } from './seeds';
+import {
+  allSeeds, animatedWebpSeeds, avifSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
+  webpSeeds, type Seed,
+} from './seeds';
 
 export interface FuzzTarget {
   /** Test name and regression file prefix. */
   name: string;
   run: (bytes: Uint8Array) => unknown;
+  /** `run` returns a promise, which the harness awaits (the case's time includes the wait). */
+  async?: boolean;
   /** Files the mutations start from (called once, lazily). */
-  seeds: () => readonly Seed[];
+  seeds: () => readonly Seed[] | Promise<readonly Seed[]>;
   /** Formats whose magic bytes / chunk framing the random input uses ([] = bare random bytes only). */
   random: readonly Container[];
   /** AppError codes that count as a clean rejection. */
   errorCodes?: readonly ErrorCode[];
   /** Not even an AppError is allowed (documented as never throwing). */
   neverThrows?: boolean;
+  /** Any thrown Error counts as a clean rejection (vendored code whose errors the pipeline maps wholesale). */
+  anyError?: boolean;
+  /** Share of FUZZ_RUNS this target runs (default 1), for targets whose cases cost tens of milliseconds. */
+  runShare?: number;
   /** Invariant of a result; throws (any error) if broken. */
   check?: (result: any, input: Uint8Array) => void;
 }
@@ -114,6 +130,65 @@ function stripped(format: ImageFormat, strip: (bytes: Uint8Array) => Uint8Array,
 function orientation(result: unknown) {
   invariant(Number.isInteger(result) && (result as number) >= 1 && (result as number) <= 8, `orientation ${result} is not 1..8`);
 }
+
+/** An embedded profile: null, or bytes no longer than the container can hold (PNG: the inflate cap); JPEG, WebP and AVIF profiles are views or copies of the input's bytes. */
+function embeddedProfileResult(format: ImageFormat) {
+  return (profile: Uint8Array | null, input: Uint8Array) => {
+    if (profile === null) return;
+    invariant(profile instanceof Uint8Array, `profile is ${Object.prototype.toString.call(profile)}`);
+    if (format === 'png') {
+      invariant(profile.length <= MAX_INFLATED_PROFILE, `inflated profile of ${profile.length} bytes, cap ${MAX_INFLATED_PROFILE}`);
+      return;
+    }
+    if (format === 'jpeg') {
+      // Concatenated APP2 payloads (14-byte ICC_PROFILE header and 4 marker/length bytes each): a copy, shorter than the input.
+      invariant(profile.length <= input.length - 2 - 18, `profile of ${profile.length} bytes from ${input.length} input bytes`);
+      invariant(profile.buffer !== input.buffer, 'the JPEG profile is not a copy');
+      return;
+    }
+    // WebP ICCP chunk / AVIF colr box: a view into the input.
+    invariant(profile.buffer === input.buffer, `the ${format} profile is not a view of the input`);
+    const start = profile.byteOffset - input.byteOffset;
+    invariant(start >= 0 && start + profile.length <= input.length, `profile view ${start}+${profile.length} outside ${input.length} bytes`);
+  };
+}
+
+/** A parsed profile: null, or header fields and tag views inside the declared profile size. */
+function parsedProfile(profile: ReturnType<typeof parseIccProfile>, input: Uint8Array) {
+  if (profile === null) return;
+  invariant(typeof profile.colorSpace === 'string' && profile.colorSpace.length === 4, `colour space ${JSON.stringify(profile.colorSpace)}`);
+  invariant(profile.pcs === 'XYZ ' || profile.pcs === 'Lab ', `PCS ${JSON.stringify(profile.pcs)}`);
+  invariant(Number.isInteger(profile.version) && profile.version >= 0 && profile.version <= 255, `version ${profile.version}`);
+  const size = Buffer.from(input.buffer, input.byteOffset, 4).readUInt32BE(0);
+  invariant(size <= input.length, `declared size ${size} over ${input.length} bytes`);
+  invariant(profile.tags.size <= 1024, `${profile.tags.size} tags`);
+  for (const [signature, tag] of profile.tags) {
+    invariant(tag.buffer === input.buffer, `tag ${signature} is not a view of the input`);
+    const start = tag.byteOffset - input.byteOffset;
+    invariant(start >= 0 && start + tag.length <= size, `tag ${signature} at ${start}+${tag.length} outside the ${size}-byte profile`);
+  }
+}
+
+/** A fixed 16x16 picture (every channel varies, some pixels repeat) as RGBA and as CMYK ink amounts. */
+const SIDE = 16;
+const PIXELS = Uint8Array.from({ length: SIDE * SIDE * 4 }, (_, i) => (i % 4 === 3 ? (i >> 4) * 17 : (i * 73 + (i >> 6) * 29) & 0xff));
+const rgbaImage = (): RgbaImage => ({ data: PIXELS.slice(), width: SIDE, height: SIDE });
+const cmykImage = (): CmykImage => ({ colorModel: 'cmyk', data: PIXELS.slice(), width: SIDE, height: SIDE });
+
+/** Converted pixels: an RGBA image of the fixed size, `data` still PIXELS.length bytes; `alpha` says what alpha must be. */
+function converted(image: RgbaImage, alpha: 'kept' | 'opaque') {
+  invariant(image.width === SIDE && image.height === SIDE, `converted image is ${image.width}x${image.height}`);
+  invariant((image.data instanceof Uint8Array || image.data instanceof Uint8ClampedArray) && image.data.length === PIXELS.length, `converted data of ${image.data.length} bytes, expected ${PIXELS.length}`);
+  for (let i = 3; i < PIXELS.length; i += 4) {
+    const expected = alpha === 'kept' ? PIXELS[i] : 255;
+    invariant(image.data[i] === expected, `alpha at pixel ${i >> 2} is ${image.data[i]}, expected ${expected}`);
+  }
+}
+
+/** Decoder limits of src/image/codecs/jpeg.ts. */
+const JPEG_JS_LIMITS = { maxResolutionInMP: 1000, maxMemoryUsageInMB: 1024 };
+/** Pixel guard before decoding, as the pipeline's input pixel limit (kept small so every case is quick). */
+const MAX_DECODE_PIXELS = 4_000_000;
 
 // ---------------------------------------------------------------------------------------------
 // The table
@@ -205,4 +280,84 @@ export const TARGETS: readonly FuzzTarget[] = [
       invariant(still.length <= input.length + 64, `still of ${still.length} bytes from ${input.length}`);
     },
   }),
+  ...FORMATS.map((format) =>
+    target(`readIccProfile-${format}`, (bytes) => readIccProfile(format, bytes), {
+      async: true, // PNG iCCP is inflated with DecompressionStream
+      seeds: iccContainerSeeds[format],
+      random: [format],
+      neverThrows: true,
+      check: embeddedProfileResult(format),
+    }),
+  ),
+  target('parseIccProfile', parseIccProfile, { seeds: iccProfileSeeds, random: ['icc'], neverThrows: true, check: parsedProfile }),
+  // The conversion targets take the bytes as a profile and convert a fixed 16x16 picture: an
+  // unusable profile is no profile (null), so none may throw. Each of them runs runShare 0.2 of
+  // FUZZ_RUNS (2,000 cases at the default): building a conversion samples the profile on a grid
+  // (33^3 nodes for RGB LUTs, 17^4 for CMYK: ~50 ms a case), so 10,000 would take minutes.
+  target(
+    'rgbConversion',
+    (bytes) => {
+      const profile = parseIccProfile(bytes);
+      const convert = profile && rgbConversion(profile);
+      const image = rgbaImage();
+      convert?.(image.data);
+      return image;
+    },
+    { seeds: iccProfileSeeds, random: ['icc'], neverThrows: true, runShare: 0.2, check: (image: RgbaImage) => converted(image, 'kept') },
+  ),
+  target(
+    'cmykConversion',
+    (bytes) => {
+      const profile = parseIccProfile(bytes);
+      const convert = profile && cmykConversion(profile);
+      const image = cmykImage();
+      convert?.(image.data);
+      return convert ? { data: image.data, width: SIDE, height: SIDE } : null;
+    },
+    {
+      // All profiles, CMYK ones a fifth of them: each successful CMYK case costs ~50 ms.
+      seeds: iccProfileSeeds,
+      random: ['icc'],
+      neverThrows: true,
+      runShare: 0.2,
+      check: (image: RgbaImage | null) => image && converted(image, 'opaque'),
+    },
+  ),
+  target(
+    'toSrgb',
+    (bytes) => [toSrgb(rgbaImage(), bytes), toSrgb(cmykImage(), bytes)],
+    {
+      seeds: iccProfileSeeds,
+      random: ['icc'],
+      neverThrows: true,
+      runShare: 0.2,
+      check: ([rgba, cmyk]: [RgbaImage, RgbaImage]) => {
+        converted(rgba, 'kept');
+        converted(cmyk, 'opaque'); // CMYK always converts, through the profile or the uncalibrated fallback
+        invariant(!('colorModel' in cmyk), 'toSrgb returned CMYK');
+      },
+    },
+  ),
+  target(
+    'decodeJpegComponents',
+    (bytes) => {
+      // The pipeline reads the header and applies its pixel limit before decoding.
+      const { width, height } = readJpegDimensions(bytes);
+      if (width * height > MAX_DECODE_PIXELS) throw new AppError('FILE_TOO_LARGE', `${width}x${height}`);
+      return decodeJpegComponents(bytes, JPEG_JS_LIMITS);
+    },
+    {
+      seeds: cmykJpegSeeds,
+      random: ['jpeg'],
+      errorCodes: ['UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE'],
+      anyError: true, // jpeg-js throws plain Errors (and TypeErrors) for what it cannot decode: UNSUPPORTED_FORMAT in the pipeline
+      check: ({ width, height, components, data }: ReturnType<typeof decodeJpegComponents>) => {
+        invariant(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0, `decoded ${width}x${height}`);
+        invariant(width * height <= MAX_DECODE_PIXELS, `decoded ${width}x${height}, over the pixel guard applied from the header`);
+        invariant([1, 3, 4].includes(components), `${components} components`);
+        invariant((data as unknown) instanceof Uint8Array || (data as unknown) instanceof Uint8ClampedArray, 'data is not a byte array');
+        invariant(data.length === width * height * components, `${data.length} bytes for ${width}x${height}x${components}`);
+      },
+    },
+  ),
 ];
