@@ -1,6 +1,6 @@
 import { AppError, invalidParameter } from '../errors';
 import { crop } from './crop';
-import { readIccProfile, toSrgb } from './color';
+import { readColourProfile, toSrgb } from './color';
 import { readOrientation } from './exif';
 import { flattenOnWhite } from './flatten';
 import { FORMATS } from './formats';
@@ -46,7 +46,7 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   }
   // Outputs carry no ICC profile (decisions.md), so pixels are converted to sRGB, the space a
   // viewer assumes without one; CMYK always needs converting.
-  const srgb = toSrgb(decoded, await readIccProfile(inputFormat, input));
+  const srgb = toSrgb(decoded, await readColourProfile(inputFormat, input));
   let image = applyOrientation(srgb, orientation);
   if (operation.kind === 'crop') image = crop(image, operation.region);
   if (operation.kind === 'resize') image = resize(image, outputSize.width, outputSize.height);

@@ -4,6 +4,11 @@
  */
 import { d50Colorants, D50, type Primaries } from '../../src/image/color/colorimetry.ts';
 
+/** Profile bytes as the colour description `toSrgb` takes. */
+export function asIcc(bytes: Uint8Array | null): { kind: 'icc'; bytes: Uint8Array } | null {
+  return bytes && { kind: 'icc', bytes };
+}
+
 export type Trc = { gamma: number } | { parametric: number[] } | { table: number[] } | 'identity';
 
 export const SRGB: Primaries = { red: [0.64, 0.33], green: [0.3, 0.6], blue: [0.15, 0.06], white: [0.3127, 0.329] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { iccProfile, legacyLab16, lut16Tag, lutAToBTag, rgbProfile, SRGB, SRGB_TRC, srgb8FromLab, v4Lab16 } from '../../../test/support/icc-writer';
+import { asIcc, iccProfile, legacyLab16, lut16Tag, lutAToBTag, rgbProfile, SRGB, SRGB_TRC, srgb8FromLab, v4Lab16 } from '../../../test/support/icc-writer';
 import type { CmykImage } from '../types';
 import defaultCmykProfile from './default-cmyk.icc';
 import { toSrgb } from './index';
@@ -34,7 +34,7 @@ function cmyk(pixels: number[][]): CmykImage {
 }
 
 function convert(profile: Uint8Array | null, pixels: number[][]): number[][] {
-  const out = toSrgb(cmyk(pixels), profile);
+  const out = toSrgb(cmyk(pixels), asIcc(profile));
   expect(out.width * out.height * 4).toBe(out.data.length);
   return pixels.map((_, i) => [...out.data.subarray(4 * i, 4 * i + 4)]);
 }

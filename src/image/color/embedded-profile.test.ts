@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { fixture } from '../../../test/support/image-testing';
 import { DISPLAY_P3, rgbProfile, SRGB_TRC } from '../../../test/support/icc-writer';
 import { crc32 } from '../header/png';
 import { MAX_INFLATED_PROFILE } from './embedded-profile';
-import { readIccProfile } from './index';
+import { readColourProfile, readIccProfile } from './index';
 
 const profile = rgbProfile(DISPLAY_P3, SRGB_TRC);
 const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
@@ -91,5 +92,48 @@ describe('readIccProfile', () => {
     expect(await readIccProfile('avif', avifWith([colr('prof', profile)], [1]))).toBeNull(); // not the primary's
     expect(await readIccProfile('avif', avifWith([nclx, colr('prof', profile)], null))).toEqual(profile); // no pitm/ipma
     expect(await readIccProfile('avif', avifWith([nclx], [1, 2]))).toBeNull();
+  });
+});
+
+describe('readColourProfile', () => {
+  const nclx = (primaries: number, transfer: number) => box('colr', text('nclx'), [0, primaries, 0, transfer, 0, 6, 0x80]);
+  const cicp = (primaries: number, transfer: number) => ({ kind: 'cicp', primaries, transfer });
+  const icc = { kind: 'icc', bytes: profile };
+
+  it('reads the AVIF nclx colr of the primary item; an ICC colr wins over it', async () => {
+    expect(await readColourProfile('avif', avifWith([nclx(12, 13)], [1, 2]))).toEqual(cicp(12, 13));
+    expect(await readColourProfile('avif', avifWith([nclx(9, 16), nclx(12, 13)], [1, 2]))).toEqual(cicp(9, 16));
+    expect(await readColourProfile('avif', avifWith([nclx(12, 13), colr('prof', profile)], [1, 2, 3]))).toEqual(icc);
+    expect(await readColourProfile('avif', avifWith([colr('prof', profile), nclx(12, 13)], [1, 3, 2]))).toEqual(icc);
+    expect(await readColourProfile('avif', avifWith([nclx(12, 13), colr('prof', profile)], [1, 2]))).toEqual(cicp(12, 13)); // prof not the primary's
+    expect(await readColourProfile('avif', avifWith([nclx(12, 13)], [1]))).toBeNull(); // nclx not the primary's
+    expect(await readColourProfile('avif', avifWith([nclx(12, 13)], null))).toEqual(cicp(12, 13)); // no pitm/ipma: first in ipco
+    expect(await readColourProfile('avif', avifWith([box('colr', text('nclx'), [0, 12, 0, 13])], [1, 2]))).toBeNull(); // truncated
+  });
+
+  it('reads PNG cICP before the image data, in preference to iCCP', async () => {
+    const iccp: [string, number[]] = ['iCCP', [...text('P3'), 0, 0, ...(await zlib(profile))]];
+    expect(await readColourProfile('png', pngWith(['cICP', [12, 13, 0, 1]]))).toEqual(cicp(12, 13));
+    expect(await readColourProfile('png', pngWith(['cICP', [9, 13, 0, 1]], iccp))).toEqual(cicp(9, 13));
+    expect(await readColourProfile('png', pngWith(iccp, ['cICP', [1, 13, 0, 1]]))).toEqual(cicp(1, 13));
+    expect(await readColourProfile('png', pngWith(iccp))).toEqual(icc);
+    expect(await readColourProfile('png', pngWith(['cICP', [12, 13, 1, 1]], iccp))).toEqual(icc); // matrix must be 0: invalid
+    expect(await readColourProfile('png', pngWith(['cICP', [12, 13, 0]]))).toBeNull(); // wrong length
+    expect(await readColourProfile('png', pngWith(['cICP', [3, 13, 0, 1]], iccp))).toEqual(icc); // reserved primaries: the ICC is usable
+    expect(await readColourProfile('png', pngWith(['cICP', [3, 13, 0, 1]]))).toEqual(cicp(3, 13));
+    expect(await readColourProfile('png', pngWith(['tEXt', text('a\0b')]))).toBeNull();
+  });
+
+  it('reads ICC profiles only from JPEG and WebP', async () => {
+    expect(await readColourProfile('jpeg', jpegWith([[1, 1, profile]]))).toEqual(icc);
+    expect(await readColourProfile('webp', webpWith(0x20, profile))).toEqual(icc);
+    expect(await readColourProfile('jpeg', jpegWith([]))).toBeNull();
+  });
+
+  it('reads the code points of the avifenc and hand-made fixtures (test/fixtures/cicp)', async () => {
+    expect(await readColourProfile('avif', await fixture('cicp/p3-nclx.avif'))).toEqual(cicp(12, 13));
+    expect(await readColourProfile('avif', await fixture('cicp/bt2020-nclx.avif'))).toEqual(cicp(9, 13));
+    expect(await readColourProfile('png', await fixture('cicp/p3-cicp.png'))).toEqual(cicp(12, 13));
+    expect((await readColourProfile('avif', await fixture('colour/p3.avif')))?.kind).toBe('icc');
   });
 });

@@ -1,10 +1,11 @@
 import { AppError } from '../../errors';
-import { concat, startsWith, u8 } from '../bytes';
+import { concat, startsWith, u16be, u8 } from '../bytes';
 import { findBox, type IsoBox, isoBoxes, primaryItemProperties } from '../header/avif';
 import { jpegSegments, SOS } from '../header/jpeg';
 import { pngChunks } from '../header/png';
 import { webpChunks } from '../header/webp';
 import type { ImageFormat } from '../types';
+import type { Cicp } from './cicp';
 
 /**
  * Finds the embedded ICC profile of the primary image. The container was verified elsewhere; any
@@ -110,6 +111,46 @@ function avifProfile(bytes: Uint8Array): Uint8Array | null {
     if (box.type !== 'colr' || box.end - box.body < 4) continue;
     const kind = String.fromCharCode(...bytes.subarray(box.body, box.body + 4));
     if (kind === 'prof' || kind === 'rICC') return bytes.subarray(box.body + 4, box.end);
+  }
+  return null;
+}
+
+/**
+ * The colour code points of the primary image: AVIF `colr` of type `nclx` (colour_primaries u16,
+ * transfer_characteristics u16, matrix_coefficients u16, full_range_flag 1 bit) associated with the
+ * primary item (when that association cannot be resolved, the first `nclx` in `ipco`), or PNG
+ * `cICP` (primaries u8, transfer u8, matrix u8 which must be 0, full-range u8) before the image
+ * data. Null when there is none or the container is unreadable; never throws for a bad container.
+ * Range and matrix are the decoder's business (YUV -> RGB); PNG's narrow range (full-range 0,
+ * unheard of in practice) is not expanded.
+ */
+export function embeddedCicp(format: ImageFormat, bytes: Uint8Array): Cicp | null {
+  try {
+    if (format === 'avif') return avifNclx(bytes);
+    if (format === 'png') return pngCicp(bytes);
+    return null;
+  } catch (error) {
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
+function avifNclx(bytes: Uint8Array): Cicp | null {
+  for (const box of primaryItemProperties(bytes) ?? allProperties(bytes)) {
+    if (box.type !== 'colr' || box.end - box.body < 11) continue;
+    if (String.fromCharCode(...bytes.subarray(box.body, box.body + 4)) !== 'nclx') continue;
+    return { primaries: u16be(bytes, box.body + 4), transfer: u16be(bytes, box.body + 6) };
+  }
+  return null;
+}
+
+/** PNG 3rd edition: one `cICP` of 4 bytes before PLTE and IDAT; a chunk with a matrix other than 0 (RGB) is invalid and ignored, as libpng does. */
+function pngCicp(bytes: Uint8Array): Cicp | null {
+  for (const chunk of pngChunks(bytes)) {
+    if (chunk.type === 'IDAT' || chunk.type === 'PLTE') return null;
+    if (chunk.type !== 'cICP') continue;
+    if (chunk.length !== 4 || u8(bytes, chunk.data + 2) !== 0) return null;
+    return { primaries: u8(bytes, chunk.data), transfer: u8(bytes, chunk.data + 1) };
   }
   return null;
 }

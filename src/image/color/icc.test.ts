@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  curveTag, DISPLAY_P3, iccProfile, lut16Tag, lutAToBTag, rgbProfile, SRGB_TRC, u32, xyzTag,
+  asIcc, curveTag, DISPLAY_P3, iccProfile, lut16Tag, lutAToBTag, rgbProfile, SRGB_TRC, u32, xyzTag,
 } from '../../../test/support/icc-writer';
 import { parseIccProfile, readChadTag, readXyzTag } from './icc';
 import { readCurve } from './icc-curve';
@@ -11,7 +11,7 @@ const P3 = rgbProfile(DISPLAY_P3, SRGB_TRC);
 
 /** One reddish pixel through `toSrgb`; an unusable profile leaves it as it is. */
 function convertRed(profile: Uint8Array): number[] {
-  return [...toSrgb({ data: new Uint8Array([200, 40, 30, 255]), width: 1, height: 1 }, profile).data];
+  return [...toSrgb({ data: new Uint8Array([200, 40, 30, 255]), width: 1, height: 1 }, asIcc(profile)).data];
 }
 
 describe('parseIccProfile', () => {

@@ -1,23 +1,53 @@
 import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../types';
+import { cicpConversion, understoodCicp } from './cicp';
 import { cmykConversion, rgbConversion, type PixelConversion } from './conversion';
 import defaultCmykProfileBytes from './default-cmyk.icc';
-import { embeddedProfile } from './embedded-profile';
+import { embeddedCicp, embeddedProfile } from './embedded-profile';
 import { parseIccProfile } from './icc';
 
 /**
  * Colour management: pixels leave the pipeline as sRGB. The embedded profile is read from the
  * container and the decoded pixels are converted relative colorimetric (PCS D50 -> sRGB D65 by
  * Bradford, as lcms does), the input side through the perceptual AToB table when there is one.
+ * Files that describe their colour with code points instead (AVIF `nclx`, PNG `cICP`) are converted
+ * the same way, through a matrix/TRC built from the H.273 primaries and transfer (cicp.ts).
  */
+
+/** How a file describes its colour: an ICC profile, or H.273 code points (AVIF `nclx`, PNG `cICP`). */
+export type ColourProfile = { kind: 'icc'; bytes: Uint8Array } | { kind: 'cicp'; primaries: number; transfer: number };
+
+/**
+ * The one colour description of the primary image, or null (none, or unreadable; never throws for
+ * a bad container). AVIF: an ICC `colr` (`prof`/`rICC`) wins over `nclx`, as HEIF says the ICC
+ * profile describes the colour when both are present. PNG: `cICP` wins over `iCCP` (PNG 3rd
+ * edition), unless its code points are reserved or unsupported and an `iCCP` is there to fall back on.
+ */
+export async function readColourProfile(format: ImageFormat, bytes: Uint8Array): Promise<ColourProfile | null> {
+  const cicp = embeddedCicp(format, bytes);
+  if (cicp && format === 'png' && understoodCicp(cicp)) return { kind: 'cicp', ...cicp };
+  const icc = await embeddedProfile(format, bytes);
+  if (icc) return { kind: 'icc', bytes: icc };
+  return cicp && { kind: 'cicp', ...cicp };
+}
 
 /** The embedded ICC profile of the primary image, or null (none, incomplete, or unreadable). Never throws for a bad profile container; only reads. */
 export function readIccProfile(format: ImageFormat, bytes: Uint8Array): Promise<Uint8Array | null> {
   return embeddedProfile(format, bytes);
 }
 
-/** sRGB pixels: converts RGB/grey input with a non-sRGB profile (in place allowed) and CMYK input (always) to 8-bit sRGB RGBA. */
-export function toSrgb(image: DecodedImage, profile: Uint8Array | null): RgbaImage {
-  const parsed = profile && parseIccProfile(profile);
+/**
+ * sRGB pixels: converts RGB/grey input with a non-sRGB profile (in place allowed) and CMYK input
+ * (always) to 8-bit sRGB RGBA.
+ */
+export function toSrgb(image: DecodedImage, profile: ColourProfile | null): RgbaImage {
+  if (profile?.kind === 'cicp') {
+    // CICP describes RGB only; a CMYK image (JPEG, which has no CICP) gets its usual default.
+    if (isCmyk(image)) return toSrgb(image, null);
+    const convert = cicpConversion(profile);
+    if (convert) convert(image.data);
+    return image;
+  }
+  const parsed = profile && parseIccProfile(profile.bytes);
   if (isCmyk(image)) {
     // The CMYK buffer becomes the RGBA buffer: both are 4 bytes per pixel.
     const convert = (parsed && cmykConversion(parsed)) ?? defaultCmykConversion();

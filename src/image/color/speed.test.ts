@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DISPLAY_P3, iccProfile, legacyLab16, lut16Tag, rgbProfile, SRGB_TRC } from '../../../test/support/icc-writer';
+import { asIcc, DISPLAY_P3, iccProfile, legacyLab16, lut16Tag, rgbProfile, SRGB_TRC } from '../../../test/support/icc-writer';
 import { corpus, decodeJpeg } from '../../../test/support/image-testing';
 import { toSrgb } from './index';
 
@@ -48,13 +48,13 @@ describe('toSrgb speed (12 MP)', () => {
       return performance.now() - start;
     };
     const rgb = { data: noise(PIXELS * 4), width: 4000, height: 3000 };
-    const rgbMs = time(() => toSrgb(rgb, rgbProfile(DISPLAY_P3, SRGB_TRC)));
+    const rgbMs = time(() => toSrgb(rgb, asIcc(rgbProfile(DISPLAY_P3, SRGB_TRC))));
     const profile = pressProfile();
     const noisy = { colorModel: 'cmyk' as const, data: noise(PIXELS * 4), width: 4000, height: 3000 };
-    const noiseMs = time(() => toSrgb(noisy, profile));
+    const noiseMs = time(() => toSrgb(noisy, asIcc(profile)));
     const photo = { colorModel: 'cmyk' as const, data: await photoAsCmyk(), width: 4000, height: 3000 };
-    const photoMs = time(() => toSrgb(photo, profile));
-    const setupMs = time(() => toSrgb({ colorModel: 'cmyk', data: noise(4), width: 1, height: 1 }, profile));
+    const photoMs = time(() => toSrgb(photo, asIcc(profile)));
+    const setupMs = time(() => toSrgb({ colorModel: 'cmyk', data: noise(4), width: 1, height: 1 }, asIcc(profile)));
     console.log(
       `12 MP: RGB matrix/TRC ${rgbMs.toFixed(0)} ms; CMYK LUT photo ${photoMs.toFixed(0)} ms, noise ${noiseMs.toFixed(0)} ms (table setup ${setupMs.toFixed(0)} ms)`,
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { corpus } from '../../../test/support/image-testing';
 import {
-  ADOBE_RGB, DISPLAY_P3, greyProfile, iccProfile, lutAToBTag, multiply3, PROPHOTO, rgbProfile, SRGB, SRGB_TRC, srgb8FromLinear,
+  asIcc, ADOBE_RGB, DISPLAY_P3, greyProfile, iccProfile, lutAToBTag, multiply3, PROPHOTO, rgbProfile, SRGB, SRGB_TRC, srgb8FromLinear,
   srgb8FromXyzD50, xyzTag,
 } from '../../../test/support/icc-writer';
 import { d50Colorants } from './colorimetry';
@@ -12,7 +12,7 @@ import { isSrgbMatrixShaper, readMatrixShaper } from './matrix-shaper';
 /** One pixel through `toSrgb`. */
 function convert(profile: Uint8Array | null, rgb: number[], alpha = 255): number[] {
   const image = { data: new Uint8Array([...rgb, alpha]), width: 1, height: 1 };
-  return [...toSrgb(image, profile).data];
+  return [...toSrgb(image, asIcc(profile)).data];
 }
 
 const decode = (v: number) => ((v / 255) <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
@@ -32,7 +32,7 @@ describe('toSrgb with RGB matrix/TRC profiles', () => {
     const data = Uint8Array.from({ length: 64 * 4 }, (_, i) => (i * 37) & 0xff);
     for (const profile of [rgbProfile(SRGB, SRGB_TRC), rgbProfile(SRGB, SRGB_TRC, 2), null]) {
       const image = { data: data.slice(), width: 8, height: 8 };
-      expect(toSrgb(image, profile)).toBe(image);
+      expect(toSrgb(image, asIcc(profile))).toBe(image);
       expect(image.data).toEqual(data);
     }
   });
@@ -88,8 +88,8 @@ describe('toSrgb with RGB matrix/TRC profiles', () => {
     const mab = iccProfile({ colorSpace: 'RGB ', tags: [['wtpt', xyzTag([0.9642, 1, 0.8249])], ['A2B0', lut]] });
     const matrix = rgbProfile(DISPLAY_P3, SRGB_TRC);
     const data = Uint8Array.from({ length: 4096 * 4 }, (_, i) => (i % 4 === 3 ? 255 : (i * 2654435761) >>> 24));
-    const viaLut = toSrgb({ data: data.slice(), width: 64, height: 64 }, mab).data;
-    const viaMatrix = toSrgb({ data: data.slice(), width: 64, height: 64 }, matrix).data;
+    const viaLut = toSrgb({ data: data.slice(), width: 64, height: 64 }, asIcc(mab)).data;
+    const viaMatrix = toSrgb({ data: data.slice(), width: 64, height: 64 }, asIcc(matrix)).data;
     let worst = 0;
     for (let i = 0; i < data.length; i++) worst = Math.max(worst, Math.abs(viaLut[i] - viaMatrix[i]));
     expect(worst).toBeLessThanOrEqual(1);
@@ -110,7 +110,7 @@ describe('toSrgb with grey profiles', () => {
 
   it('leaves grey with the sRGB curve untouched', () => {
     const image = { data: new Uint8Array([5, 5, 5, 255, 77, 77, 77, 0]), width: 2, height: 1 };
-    expect(toSrgb(image, greyProfile(SRGB_TRC))).toBe(image);
+    expect(toSrgb(image, asIcc(greyProfile(SRGB_TRC)))).toBe(image);
     expect([...image.data]).toEqual([5, 5, 5, 255, 77, 77, 77, 0]);
   });
 });

@@ -398,6 +398,12 @@ export const iccContainerSeeds: Record<ImageFormat, () => Seed[]> = {
   avif: once(() => weighted(4, fixtureFolder('colour', '.avif'), avifSeeds())),
 };
 
+/** Files with H.273 colour code points: AVIF `nclx` and PNG `cICP` (test/fixtures/cicp). */
+export const cicpContainerSeeds: Record<'png' | 'avif', () => Seed[]> = {
+  png: once(() => weighted(30, fixtureFolder('cicp', '.png'), pngSeeds())),
+  avif: once(() => weighted(4, fixtureFolder('cicp', '.avif'), avifSeeds())),
+};
+
 /** Synthetic profiles for the LUT paths the corpus lacks (built with test/support/icc-writer). */
 function syntheticProfiles(): Seed[] {
   const ramp = (n: number, f: (i: number) => number[]) => Array.from({ length: n }, (_, i) => f(i)).flat();

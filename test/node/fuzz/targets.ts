@@ -13,9 +13,10 @@
 import { AppError } from '../../../src/errors';
 import { decodeJpegComponents } from '../../../src/image/codecs/vendor/jpeg-js-decoder.js';
 import { cmykConversion, rgbConversion } from '../../../src/image/color/conversion';
-import { MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
+import { embeddedCicp, MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
 import { parseIccProfile } from '../../../src/image/color/icc';
 import { readIccProfile, toSrgb } from '../../../src/image/color/index';
+import { asIcc } from '../../support/icc-writer';
 import { detectFormat } from '../../../src/image/sniff';
 import { readOrientation } from '../../../src/image/exif';
 import { readAvifDimensions, primaryItemProperties } from '../../../src/image/header/avif';
@@ -31,7 +32,7 @@ import type { ErrorCode } from '../../../src/errors';
 import type { CmykImage, Dimensions, ImageFormat, RgbaImage } from '../../../src/image/types';
 import type { Container } from './arbitraries';
 import {
-  allSeeds, animatedWebpSeeds, avifSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
+  allSeeds, animatedWebpSeeds, avifSeeds, cicpContainerSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
   webpSeeds, type Seed,
 } from './seeds';
 
@@ -289,6 +290,19 @@ export const TARGETS: readonly FuzzTarget[] = [
       check: embeddedProfileResult(format),
     }),
   ),
+  ...(['png', 'avif'] as const).map((format) =>
+    target(`embeddedCicp-${format}`, (bytes) => embeddedCicp(format, bytes), {
+      seeds: cicpContainerSeeds[format],
+      random: [format],
+      neverThrows: true,
+      check: (cicp: { primaries: number; transfer: number } | null) => {
+        if (cicp === null) return;
+        const { primaries, transfer } = cicp;
+        invariant(Number.isInteger(primaries) && primaries >= 0 && primaries <= 0xffff, `primaries ${primaries}`);
+        invariant(Number.isInteger(transfer) && transfer >= 0 && transfer <= 0xffff, `transfer ${transfer}`);
+      },
+    }),
+  ),
   target('parseIccProfile', parseIccProfile, { seeds: iccProfileSeeds, random: ['icc'], neverThrows: true, check: parsedProfile }),
   // The conversion targets take the bytes as a profile and convert a fixed 16x16 picture: an
   // unusable profile is no profile (null), so none may throw. Each of them runs runShare 0.2 of
@@ -325,7 +339,7 @@ export const TARGETS: readonly FuzzTarget[] = [
   ),
   target(
     'toSrgb',
-    (bytes) => [toSrgb(rgbaImage(), bytes), toSrgb(cmykImage(), bytes)],
+    (bytes) => [toSrgb(rgbaImage(), asIcc(bytes)), toSrgb(cmykImage(), asIcc(bytes))],
     {
       seeds: iccProfileSeeds,
       random: ['icc'],
