@@ -2,7 +2,11 @@
  * Test-only ICC profile writer (ICC.1:2010): matrix/TRC RGB and grey profiles, lut16Type and
  * lutAToBType tags, and a generic assembler for hand-made (also hostile) profiles.
  */
+import { expect } from 'vitest';
 import { d50Colorants, D50, type Primaries } from '../../src/image/color/colorimetry.ts';
+import { text, u16, u32 } from './byte-builders.ts';
+
+export { u16, u32 };
 
 /** Profile bytes as the colour description `toSrgb` takes. */
 export function asIcc(bytes: Uint8Array | null): { kind: 'icc'; bytes: Uint8Array } | null {
@@ -18,9 +22,6 @@ export const PROPHOTO: Primaries = { red: [0.7347, 0.2653], green: [0.1596, 0.84
 /** The sRGB curve as parametric type 3. */
 export const SRGB_TRC: Trc = { parametric: [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045] };
 
-const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
-export const u32 = (v: number) => [(v >>> 24) & 0xff, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff];
-export const u16 = (v: number) => [(v >> 8) & 0xff, v & 0xff];
 export const s15 = (v: number) => u32(Math.round(v * 65536) >>> 0);
 const pad4 = (bytes: number[]) => [...bytes, ...new Array<number>((4 - (bytes.length % 4)) % 4).fill(0)];
 
@@ -165,4 +166,31 @@ export function srgb8FromLab([l, a, b]: readonly number[]): number[] {
   const fy = (l + 16) / 116;
   const f = (t: number) => (t > 6 / 29 ? t ** 3 : 3 * (6 / 29) ** 2 * (t - 4 / 29));
   return srgb8FromXyzD50([0.9642 * f(fy + a / 500), f(fy), 0.8249 * f(fy - b / 200)]);
+}
+
+/** An 8-bit sRGB-curve value as linear light (the sRGB decoding curve). */
+export const linearFromSrgb8 = (v: number) => (v / 255 <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+
+/** Published linear-light matrix, Display P3 -> sRGB. */
+export const P3_TO_SRGB = [1.2249, -0.2247, 0, -0.042, 1.0419, 0, -0.0196, -0.0786, 1.0982];
+
+/** Channel-wise comparison of 8-bit values within `tolerance` levels. */
+export function expectClose(actual: number[], expected: number[], tolerance = 1) {
+  for (let i = 0; i < expected.length; i++) {
+    expect(Math.abs(actual[i] - expected[i]), `channel ${i}: ${actual} vs ${expected}`).toBeLessThanOrEqual(tolerance);
+  }
+}
+
+/**
+ * What any Display P3 -> sRGB conversion must give for one pixel `convert(rgb, alpha)`: red and
+ * green clip, grey and white stay, alpha is kept, mixed colours follow the published matrix.
+ */
+export function expectDisplayP3ToSrgb(convert: (rgb: number[], alpha?: number) => number[]) {
+  expect(convert([255, 0, 0])).toEqual([255, 0, 0, 255]);
+  expect(convert([0, 255, 0])).toEqual([0, 255, 0, 255]);
+  expect(convert([128, 128, 128])).toEqual([128, 128, 128, 255]);
+  expect(convert([255, 255, 255], 17)).toEqual([255, 255, 255, 17]);
+  for (const rgb of [[200, 100, 50], [60, 180, 220], [240, 230, 90]]) {
+    expectClose(convert(rgb), srgb8FromLinear(multiply3(P3_TO_SRGB, rgb.map(linearFromSrgb8))));
+  }
 }

@@ -4,18 +4,10 @@ import decodeAvifWasm, { init as initAvif } from '@jsquash/avif/decode';
 // @ts-ignore: wasm module import, resolved by the workers test pool
 import avifWasm from '@jsquash/avif/codec/dec/avif_dec.wasm';
 import { assertWithinPixelLimit } from '../limits';
+import { box, fullBox, text, u16, u32 } from '../../../test/support/byte-builders';
 import { AVIFS, corpus, expectAppError, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
 import { readDimensions } from '../formats';
 
-const u32 = (v: number) => [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff];
-const u16 = (v: number) => [v >> 8, v & 0xff];
-const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
-const box = (type: string, ...content: number[][]) => {
-  const body = content.flat();
-  return [...u32(8 + body.length), ...text(type), ...body];
-};
-const fullBox = (type: string, version: number, flags: number, ...content: number[][]) =>
-  box(type, [version, (flags >> 16) & 0xff, (flags >> 8) & 0xff, flags & 0xff], ...content);
 
 const ftyp = box('ftyp', text('avif'), u32(0), text('mif1avifmiaf'));
 const hdlr = fullBox('hdlr', 0, 0, u32(0), text('pict'), u32(0), u32(0), u32(0), [0]);

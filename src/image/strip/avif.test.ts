@@ -4,22 +4,13 @@ import { readOrientation } from '../exif';
 import { FORMATS, readDimensions } from '../formats';
 import { findBox, isoBoxes, type IsoBox } from '../header/avif';
 import type { RgbaImage } from '../types';
+import { box, fullBox, text, u16, u32, u64 } from '../../../test/support/byte-builders';
 import { AVIFS, corpus, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes } from '../../../test/support/image-testing';
 import { stripAvif } from './avif';
 
 // ---------------------------------------------------------------------------------------------
 // Box building
 
-const u16 = (v: number) => [(v >> 8) & 0xff, v & 0xff];
-const u32 = (v: number) => [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff];
-const u64 = (v: number) => [...u32(Math.floor(v / 2 ** 32)), ...u32(v >>> 0)];
-const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
-const box = (type: string, ...content: ArrayLike<number>[]) => {
-  const body = content.flatMap((c) => Array.from(c));
-  return [...u32(8 + body.length), ...text(type), ...body];
-};
-const fullBox = (type: string, version: number, flags: number, ...content: ArrayLike<number>[]) =>
-  box(type, [version, (flags >> 16) & 0xff, (flags >> 8) & 0xff, flags & 0xff], ...content);
 const infe = (id: number, type: string, name: string, contentType?: string) =>
   fullBox('infe', 2, 0, u16(id), u16(0), text(type), text(name + '\0'), contentType === undefined ? [] : text(contentType + '\0'));
 const colr = (type: 'prof' | 'rICC' | 'nclx', payload: number[]) => box('colr', text(type), payload);

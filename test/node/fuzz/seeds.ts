@@ -16,6 +16,7 @@ import { orientationOnlyExif } from '../../../src/image/exif';
 import { isoBoxes } from '../../../src/image/header/avif';
 import { pngChunk, pngChunks } from '../../../src/image/header/png';
 import { webpChunk, webpChunks } from '../../../src/image/header/webp';
+import { box, fullBox, text, u16, u32 } from '../../support/byte-builders';
 import type { ImageFormat } from '../../../src/image/types';
 import {
   curveTag, greyProfile, iccProfile, legacyLab16, lut16Tag, lutAToBTag, PROPHOTO, rgbProfile, SRGB, SRGB_TRC, xyzTag,
@@ -63,16 +64,7 @@ function once<T>(make: () => T): () => T {
 // ---------------------------------------------------------------------------------------------
 // Byte builders
 
-const u16 = (v: number) => [(v >> 8) & 0xff, v & 0xff];
-const u32 = (v: number) => [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
 const le24 = (v: number) => [v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff];
-const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
-const box = (type: string, ...content: ArrayLike<number>[]) => {
-  const body = content.flatMap((c) => Array.from(c));
-  return [...u32(8 + body.length), ...text(type), ...body];
-};
-const fullBox = (type: string, version: number, flags: number, ...content: ArrayLike<number>[]) =>
-  box(type, [version, (flags >> 16) & 0xff, (flags >> 8) & 0xff, flags & 0xff], ...content);
 
 function riff(chunks: Uint8Array[]): Uint8Array {
   const body = concat(chunks);
