@@ -141,6 +141,26 @@ describe('jpegCodec.decode: CMYK and YCCK', () => {
   });
 });
 
+describe('jpegCodec.decode: a CMYK file whose data asks for more than its frame header', () => {
+  it('refuses a drifting DQT that would reveal a 20000x20000 frame hidden in an APP15 segment', async () => {
+    const file = await cmykFixture('cmyk-noprofile.jpg');
+    // A DQT whose length holds an 8-bit table but whose spec byte says 16-bit: a reader that trusts
+    // the spec reads 64 bytes on, into the APP15 payload, where a frame header waits at that offset.
+    const dqt = [0xff, 0xdb, 0x00, 67, 0x10, ...new Array(64).fill(1)];
+    const hiddenSof = [0xff, 0xc0, 0x00, 20, 8, 0x4e, 0x20, 0x4e, 0x20, 4, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0, 4, 0x11, 0];
+    const payload = [...new Array(60).fill(0), ...hiddenSof, ...new Array(16).fill(0)];
+    const app15 = [0xff, 0xef, 0x00, payload.length + 2, ...payload];
+    const hostile = concat([file.subarray(0, 2), new Uint8Array([...dqt, ...app15]), file.subarray(2)]);
+    const started = performance.now();
+    await expect(jpegCodec.decode(hostile)).rejects.toThrow(/DQT/);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('sizes jpeg-js\'s guards from the header: the fixtures still decode', async () => {
+    for (const name of CMYK_FIXTURES) expect(isCmyk(await jpegCodec.decode(await cmykFixture(name))), name).toBe(true);
+  });
+});
+
 describe('jpegCodec.decode: RGB and grey stay on mozjpeg', () => {
   it('decodes a camera JPEG exactly as jSquash does', async () => {
     const bytes = await corpus('jpeg/camera/Canon_40D.jpg');

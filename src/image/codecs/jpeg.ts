@@ -2,7 +2,9 @@ import decodeJpeg, { init as initDecoder } from '@jsquash/jpeg/decode';
 import encodeJpeg, { init as initEncoder } from '@jsquash/jpeg/encode';
 import decoderWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
 import encoderWasm from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm';
-import type { CmykImage } from '../types';
+import { damaged } from '../bytes';
+import { readJpegDimensions } from '../header/jpeg';
+import type { CmykImage, Dimensions } from '../types';
 import { toArrayBuffer, asImageData, fromImageData, initWithModule, lazyInit, withFreshInstanceOnFailure, type Codec } from './codec';
 import { jpegComponentCount } from './jpeg-components';
 import { decodeJpegComponents } from './vendor/jpeg-js-decoder.js';
@@ -24,14 +26,6 @@ export const jpegCodec: Codec = {
 };
 
 /**
- * jpeg-js's own guards stay as a backstop, above anything the pipeline lets through (it refuses
- * oversized images from the header). Its memory count is about 4 bytes per pixel and component
- * (coefficients, samples, output): 1 GB covers a 64 MP CMYK image. Exceeding it throws an error
- * that mentions memory, which the pipeline reports as CONVERSION_FAILED.
- */
-const JPEG_JS_LIMITS = { maxResolutionInMP: 1000, maxMemoryUsageInMB: 1024 };
-
-/**
  * mozjpeg in jSquash only outputs RGB(A), so 4-component JPEGs (CMYK, YCCK) go through jpeg-js's
  * decoder, which returns ink amounts and refuses a 4-component file without an Adobe marker.
  * Its chroma upsampling (4:2:0, 4:2:2, 4:4:0 YCCK) is libjpeg's "fancy" triangle filter, so it
@@ -39,7 +33,30 @@ const JPEG_JS_LIMITS = { maxResolutionInMP: 1000, maxMemoryUsageInMB: 1024 };
  * factors (e.g. 4:1:1) are upsampled nearest-neighbour, as libjpeg does.
  */
 function decodeCmyk(bytes: Uint8Array): CmykImage {
-  const { width, height, components, data } = decodeJpegComponents(bytes, JPEG_JS_LIMITS);
+  const frame = readJpegDimensions(bytes);
+  const { width, height, components, data } = withinFrame(frame, () => decodeJpegComponents(bytes, jpegJsLimits(frame)));
   if (components !== 4) throw new Error(`jpeg-js decoded ${components} components, expected 4`);
   return { colorModel: 'cmyk', data, width, height };
+}
+
+/**
+ * jpeg-js's guards, set from the frame size the pipeline already checked: a file whose data asks
+ * for more (a frame header hidden further on, say) is refused before jpeg-js allocates for it. Its
+ * memory count is about 4 bytes per pixel and component (coefficients, samples) plus the output.
+ */
+function jpegJsLimits({ width, height }: Dimensions): { maxResolutionInMP: number; maxMemoryUsageInMB: number } {
+  const pixels = width * height;
+  return { maxResolutionInMP: pixels / 1e6, maxMemoryUsageInMB: Math.ceil((pixels * 24) / 2 ** 20) + 16 };
+}
+
+/** jpeg-js's guard errors mean the file asks for more than its frame header: damage, not a lack of memory. */
+function withinFrame<T>(frame: Dimensions, decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof Error && /^max(Resolution|MemoryUsage)/.test(error.message)) {
+      throw damaged(`jpeg: the data needs more than its ${frame.width}x${frame.height} frame header allows (${error.message})`);
+    }
+    throw error;
+  }
 }

@@ -1,13 +1,14 @@
 import { AppError } from '../../errors';
-import { concat, damaged, fourCC, need, u16be, u32be, u8 } from '../bytes';
+import { damaged, fourCC, need, startsWith, u16be, u32be, u8 } from '../bytes';
 import type { Dimensions } from '../types';
 import { readAv1MaxFrameSize } from './av1';
-import { findBox, isoBoxes, type IsoBox } from './avif';
+import { findBox, isoBoxes, readPrimaryItemId, type IsoBox } from './avif';
 
 /**
  * Checks that nothing libavif may decode from `bytes` can be larger than `dims`, the size the header
- * guard checked, before any decode: every `av01` item's AV1 sequence header (its data via `iloc`,
- * and the `av1C` configOBUs) may be no larger than its own `ispe` (or `dims` without one), every
+ * guard checked, before any decode: the AV1 sequence header of every `av01` item libavif decodes
+ * (the primary item, its alpha item and their grid tiles; its data via `iloc`, and the `av1C`
+ * configOBUs) may be no larger than its own `ispe` (or `dims` without one), every
  * `grid` must be consistent with its tiles and no larger than its `ispe`, an alpha auxiliary image
  * no larger than `dims`, and every `av01` track's sample entry and first sample no larger than
  * `dims`. Refusing (rather than returning the largest buffer size as the header size) keeps the
@@ -36,13 +37,14 @@ const ALPHA_URNS = ['urn:mpeg:mpegB:cicp:systems:auxiliary:alpha', 'urn:mpeg:hev
 function verifyItems(bytes: Uint8Array, meta: IsoBox, dims: Dimensions): number {
   const items = readItems(bytes, meta);
   const references = readReferences(bytes, meta, 'dimg');
+  const decoded = decodedItemIds(bytes, meta, references);
   for (const [id, item] of items) {
     const ispe = itemSize(bytes, item);
     const bound = ispe ?? dims;
     if (isAlpha(bytes, item) && ispe && !fitsIn(ispe, dims)) {
       throw damaged(`avif: alpha item ${id} ispe ${show(ispe)} is larger than the image ${show(dims)}`);
     }
-    if (item.type === 'av01') {
+    if (item.type === 'av01' && decoded.has(id)) {
       for (const [where, size] of av01Sizes(bytes, meta, id, item)) {
         if (!fitsIn(size, bound)) throw damaged(`avif: item ${id} ${where} AV1 max frame ${show(size)} is larger than its ispe ${show(bound)}`);
       }
@@ -51,6 +53,19 @@ function verifyItems(bytes: Uint8Array, meta: IsoBox, dims: Dimensions): number 
     }
   }
   return [...items.values()].filter((item) => item.type === 'av01').length;
+}
+
+/**
+ * The items libavif decodes: the primary, the alpha items that reference it (`auxl`), and their grid
+ * tiles (`dimg`). Only their AV1 data is walked, so a file cannot make the check itself expensive by
+ * declaring many items over the same bytes. Without `pitm` none (libavif then reads the tracks).
+ */
+function decodedItemIds(bytes: Uint8Array, meta: IsoBox, tiles: Map<number, number[]>): Set<number> {
+  const primary = readPrimaryItemId(bytes, meta);
+  if (primary === null) return new Set();
+  const images = [primary];
+  for (const [from, to] of readReferences(bytes, meta, 'auxl')) if (to.includes(primary)) images.push(from);
+  return new Set(images.flatMap((id) => [id, ...(tiles.get(id) ?? [])]));
 }
 
 /** AV1 max frame sizes of an item: from its data (required) and its av1C configOBUs (if any). */
@@ -216,16 +231,25 @@ function readReferences(bytes: Uint8Array, meta: IsoBox, type: string): Map<numb
     const id = (at: number) => (idSize === 2 ? u16be(b, at) : u32be(b, at));
     const from = id(box.body);
     const count = u16be(b, box.body + idSize);
-    const to: number[] = [];
+    let to = references.get(from);
+    if (!to) references.set(from, (to = []));
     for (let i = 0; i < count; i++) to.push(id(box.body + idSize + 2 + i * idSize));
-    references.set(from, [...(references.get(from) ?? []), ...to]);
   }
   return references;
 }
 
 /**
- * An item's data: its extents joined (one extent, the usual case, is not copied). Only items that are
- * read are resolved, as libavif does: a broken location of an item nobody decodes is no damage.
+ * Where the AV1 sequence header must be: libavif's encoders write it as the first OBU of an item, and
+ * only this much of an item is read (grid descriptors are 8 or 12 bytes), so a file cannot make the
+ * check copy or walk more than this per item.
+ */
+const ITEM_HEAD_BYTES = 1024;
+const itemHead = new Uint8Array(ITEM_HEAD_BYTES);
+
+/**
+ * The first ITEM_HEAD_BYTES of an item's data, its extents joined: a view of the file for one long
+ * extent, otherwise a shared scratch buffer that the next call overwrites. Only items that are read
+ * are resolved, as libavif does: a broken location of an item nobody decodes is no damage.
  */
 function itemData(bytes: Uint8Array, meta: IsoBox, id: number, item: Item): Uint8Array {
   const location = item.location;
@@ -236,13 +260,18 @@ function itemData(bytes: Uint8Array, meta: IsoBox, id: number, item: Item): Uint
   if (location.method === 1 && !idat) throw damaged(`avif: item ${id} in a missing idat`);
   const origin = idat ? idat.body : 0;
   const end = idat ? idat.end : bytes.length;
-  const parts = location.extents.map(([offset, length]) => {
+  let filled = 0;
+  for (const [offset, length] of location.extents) {
     const start = origin + offset;
     const size = length === 0 ? end - start : length; // 0: to the end of the data
     if (!(start >= origin && size >= 0 && start + size <= end)) throw damaged(`avif: item ${id} extent past the end`);
-    return bytes.subarray(start, start + size);
-  });
-  return parts.length === 1 ? parts[0] : concat(parts);
+    const extent = bytes.subarray(start, start + Math.min(size, ITEM_HEAD_BYTES - filled));
+    if (filled === 0 && (extent.length === ITEM_HEAD_BYTES || location.extents.length === 1)) return extent;
+    itemHead.set(extent, filled);
+    filled += extent.length;
+    if (filled === ITEM_HEAD_BYTES) break;
+  }
+  return itemHead.subarray(0, filled);
 }
 
 function itemSize(bytes: Uint8Array, item: Item): Dimensions | null {
@@ -257,9 +286,7 @@ function isAlpha(bytes: Uint8Array, item: Item): boolean {
   if (!auxC) return false;
   need(bytes, auxC.body, 4, 'avif: auxC');
   const text = bytes.subarray(auxC.body + 4, auxC.end);
-  const nul = text.indexOf(0);
-  const urn = String.fromCharCode(...text.subarray(0, nul < 0 ? text.length : nul));
-  return ALPHA_URNS.includes(urn);
+  return ALPHA_URNS.some((urn) => text.length > urn.length && text[urn.length] === 0 && startsWith(text, 0, urn));
 }
 
 /**
@@ -304,7 +331,7 @@ function firstSample(bytes: Uint8Array, stbl: IsoBox): Uint8Array {
   const fixed = u32be(inStsz, stsz.body + 4);
   const size = fixed !== 0 ? fixed : u32be(inStsz, stsz.body + 12);
   need(bytes, offset, size, 'avif: first track sample');
-  return bytes.subarray(offset, offset + size);
+  return bytes.subarray(offset, offset + Math.min(size, ITEM_HEAD_BYTES));
 }
 
 function fitsIn(size: Dimensions, bound: Dimensions): boolean {

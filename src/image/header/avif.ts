@@ -101,13 +101,19 @@ export function primaryItemProperties(bytes: Uint8Array): IsoBox[] | null {
   return indices && indices.flatMap((index) => (index >= 1 && index <= properties.length ? [properties[index - 1]] : []));
 }
 
+/** The item id in `pitm`, or null without one; throws `damaged` for a truncated `pitm`. */
+export function readPrimaryItemId(bytes: Uint8Array, meta: IsoBox): number | null {
+  const pitm = findBox(bytes, meta, 'pitm', 4);
+  if (!pitm) return null;
+  const inPitm = bytes.subarray(0, pitm.end);
+  return u8(inPitm, pitm.body) === 0 ? u16be(inPitm, pitm.body + 4) : u32be(inPitm, pitm.body + 4);
+}
+
 /** 1-based `ipco` indices associated with the primary item, or null when that cannot be resolved. */
 function primaryPropertyIndices(bytes: Uint8Array, meta: IsoBox, iprp: IsoBox): number[] | null {
   try {
-    const pitm = findBox(bytes, meta, 'pitm', 4);
-    if (!pitm) return null;
-    const inPitm = bytes.subarray(0, pitm.end);
-    const primaryId = u8(inPitm, pitm.body) === 0 ? u16be(inPitm, pitm.body + 4) : u32be(inPitm, pitm.body + 4);
+    const primaryId = readPrimaryItemId(bytes, meta);
+    if (primaryId === null) return null;
     for (const ipma of isoBoxes(bytes, iprp.body, iprp.end)) {
       if (ipma.type !== 'ipma') continue;
       const indices = ipmaEntry(bytes.subarray(0, ipma.end), ipma.body, primaryId);

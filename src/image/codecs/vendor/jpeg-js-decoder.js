@@ -1,4 +1,4 @@
-// Vendored from jpeg-js@0.4.4 lib/decoder.js (see LICENSE-jpeg-js). Changed: ES export decodeJpegComponents() returning getData()'s raw components instead of decode()'s RGBA; load()/XHR, Buffer and window removed; coefficient blocks are Int16Array views of one buffer per component, released once the component's lines are built (less memory); YCCK -> CMY rounds instead of truncating; getData() upsamples 2x-subsampled components (h2v1, h1v2, h2v2) with libjpeg's "fancy" triangle filter instead of nearest-neighbour (prepareUpsampler/upsampledRow; 3- and 4-component paths).
+// Vendored from jpeg-js@0.4.4 lib/decoder.js (see LICENSE-jpeg-js). Changed: ES export decodeJpegComponents() returning getData()'s raw components instead of decode()'s RGBA; load()/XHR, Buffer and window removed; coefficient blocks are Int16Array views of one buffer per component, released once the component's lines are built (less memory); YCCK -> CMY rounds instead of truncating; getData() upsamples 2x-subsampled components (h2v1, h1v2, h2v2) with libjpeg's "fancy" triangle filter instead of nearest-neighbour (prepareUpsampler/upsampledRow; 3- and 4-component paths). DQT, DHT and SOF must end where their segment length says (a reader that drifts could find a frame header hidden in other data).
 /* -*- tab-width: 2; indent-tabs-mode: nil; c-basic-offset: 2 -*- /
 /* vim: set shiftwidth=2 tabstop=2 autoindent cindent expandtab: */
 /*
@@ -801,12 +801,13 @@ var JpegImage = (function jpegImage() {
                 throw new Error("DQT: invalid table spec");
               quantizationTables[quantizationTableSpec & 15] = tableData;
             }
+            if (offset !== quantizationTablesEnd) throw new Error("DQT: tables overrun the segment");
             break;
 
           case 0xFFC0: // SOF0 (Start of Frame, Baseline DCT)
           case 0xFFC1: // SOF1 (Start of Frame, Extended DCT)
           case 0xFFC2: // SOF2 (Start of Frame, Progressive DCT)
-            readUint16(); // skip data length
+            var frameEnd = offset + readUint16();
             frame = {};
             frame.extended = (fileMarker === 0xFFC1);
             frame.progressive = (fileMarker === 0xFFC2);
@@ -842,12 +843,14 @@ var JpegImage = (function jpegImage() {
               };
               offset += 3;
             }
+            if (offset !== frameEnd) throw new Error("SOF: length does not match its components");
             prepareComponents(frame);
             frames.push(frame);
             break;
 
           case 0xFFC4: // DHT (Define Huffman Tables)
             var huffmanLength = readUint16();
+            var huffmanEnd = offset - 2 + huffmanLength;
             for (i = 2; i < huffmanLength;) {
               var huffmanTableSpec = data[offset++];
               var codeLengths = new Uint8Array(16);
@@ -865,6 +868,7 @@ var JpegImage = (function jpegImage() {
                 huffmanTablesDC : huffmanTablesAC)[huffmanTableSpec & 15] =
                 buildHuffmanTable(codeLengths, huffmanValues);
             }
+            if (offset !== huffmanEnd) throw new Error("DHT: tables overrun the segment");
             break;
 
           case 0xFFDD: // DRI (Define Restart Interval)
