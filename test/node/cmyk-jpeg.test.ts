@@ -102,12 +102,15 @@ describe('vendored jpeg-js decoder against libjpeg (sharp)', () => {
     expect(diff.mean).toBeLessThan(mean);
   });
 
-  it('refuses a 4-component JPEG without the Adobe marker', () => {
+  it('reads a 4-component JPEG without the Adobe marker like libvips: as Adobe-inverted CMYK', async () => {
     const bytes = fixture('cmyk-noprofile.jpg');
     const at = bytes.findIndex((b, i) => b === 0xff && bytes[i + 1] === 0xee);
     const length = (bytes[at + 2] << 8) | bytes[at + 3];
     const stripped = new Uint8Array([...bytes.subarray(0, at), ...bytes.subarray(at + 2 + length)]);
-    expect(() => decodeJpegComponents(stripped)).toThrow(/4 components/);
+    const ours = decodeJpegComponents(stripped).data;
+    const reference = await sharp(Buffer.from(stripped)).pipelineColourspace('cmyk').toColourspace('cmyk').raw().toBuffer();
+    expect(ours.length).toBe(reference.length);
+    expect(ours.every((value, i) => Math.abs(value - reference[i]) <= 1)).toBe(true);
   });
 
   it('keeps its pixel and memory guards', () => {

@@ -27,7 +27,7 @@ export const jpegCodec: Codec = {
 
 /**
  * mozjpeg in jSquash only outputs RGB(A), so 4-component JPEGs (CMYK, YCCK) go through jpeg-js's
- * decoder, which returns ink amounts and refuses a 4-component file without an Adobe marker.
+ * decoder, which returns ink amounts (Adobe's inverted storage undone, also when its marker was lost).
  * Its chroma upsampling (4:2:0, 4:2:2, 4:4:0 YCCK) is libjpeg's "fancy" triangle filter, so it
  * matches libjpeg/sharp within a few levels (IDCT and colour-transform rounding); other subsampling
  * factors (e.g. 4:1:1) are upsampled nearest-neighbour, as libjpeg does.

@@ -36,10 +36,7 @@ export function rgbConversion(profile: IccProfile): PixelConverter | null {
 }
 
 /** CMYK ink amounts -> sRGB RGBA in place, or null when the profile has no usable CMYK AToB table. */
-/** Converts 4-byte pixels in place to sRGB RGBA. */
-export type PixelConversion = (data: Uint8Array) => void;
-
-export function cmykConversion(profile: IccProfile): PixelConversion | null {
+export function cmykConversion(profile: IccProfile): ((cmyk: Uint8Array) => void) | null {
   if (profile.colorSpace !== 'CMYK') return null;
   return readable(() => {
     const lut = aToB(profile, ['A2B0', 'A2B1', 'A2B2'], 4);

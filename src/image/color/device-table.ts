@@ -159,7 +159,7 @@ const CACHE_BITS = 16;
  * tetrahedral interpolations over M, Y, K, as lcms interpolates four inputs. A direct-mapped cache
  * of recent results skips the interpolation for repeated colours (results are identical either way).
  */
-export function cmykLutConverter(lut: DeviceToPcs): (data: Uint8Array) => void {
+export function cmykLutConverter(lut: DeviceToPcs): (cmyk: Uint8Array) => void {
   const table = sampleGrid(lut, CMYK_GRID, blackPointCompensation(lut));
   const n = CMYK_GRID;
   const [c, m, y, k] = [n * n * n * 3, n * n * 3, n * 3, 3].map((stride) => axis(n, stride));

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors';
 import { damaged, fourCC, need, u32be, u8 } from '../bytes';
-import type { Mat3, Vec3 } from './colorimetry';
+import type { Vec3 } from './colorimetry';
 
 /**
  * The ICC profile header and tag directory (ICC.1:2010 sections 7.2 and 7.3). Tags stay views into
@@ -75,16 +75,3 @@ export function readXyzTag(profile: IccProfile, signature: string): Vec3 | null 
   if (tagType(tag) !== 'XYZ ') throw damaged(`icc: tag ${signature} is not XYZType`);
   return [s15Fixed16(tag, 8), s15Fixed16(tag, 12), s15Fixed16(tag, 16)];
 }
-
-/**
- * The `chad` matrix (s15Fixed16ArrayType, 9 values), or null. Matrix/TRC colorants and LUT outputs
- * are already relative to D50, so relative colorimetric conversion does not need it (nor `wtpt`);
- * they are read for completeness and diagnostics.
- */
-export function readChadTag(profile: IccProfile): Mat3 | null {
-  const tag = profile.tags.get('chad');
-  if (!tag) return null;
-  if (tagType(tag) !== 'sf32') throw damaged('icc: chad is not s15Fixed16ArrayType');
-  return Array.from({ length: 9 }, (_, i) => s15Fixed16(tag, 8 + 4 * i)) as Mat3;
-}
-

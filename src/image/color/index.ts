@@ -1,6 +1,6 @@
 import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../types';
 import { cicpConversion, understoodCicp } from './cicp';
-import { cmykConversion, rgbConversion, type PixelConversion } from './conversion';
+import { cmykConversion, rgbConversion } from './conversion';
 import defaultCmykProfileBytes from './default-cmyk.icc';
 import { embeddedCicp, embeddedProfile } from './embedded-profile';
 import { parseIccProfile } from './icc';
@@ -54,19 +54,30 @@ export function toSrgb(image: DecodedImage, profile: ColourProfile | null): Rgba
     convert(image.data);
     return { data: image.data, width: image.width, height: image.height };
   }
-  const convert = parsed && rgbConversion(parsed);
+  // A grey profile describes grey pixels only; on a colour image it is a mislabel that lcms would
+  // refuse and libvips ignores, so colours are kept rather than turned grey.
+  const fits = parsed && (parsed.colorSpace !== 'GRAY' || isGrey(image.data));
+  const convert = fits && rgbConversion(parsed);
   if (convert) convert(image.data);
   return image;
 }
 
-let defaultCmyk: PixelConversion | undefined;
+function isGrey(rgba: ArrayLike<number>): boolean {
+  for (let i = 0; i < rgba.length; i += 4) if (rgba[i] !== rgba[i + 1] || rgba[i + 1] !== rgba[i + 2]) return false;
+  return true;
+}
+
+/** Converts CMYK ink amounts in place to sRGB RGBA. */
+type CmykConverter = (cmyk: Uint8Array) => void;
+
+let defaultCmyk: CmykConverter | undefined;
 
 /**
  * A CMYK file without a usable profile is read with libvips' default CMYK profile (ArgyllCMS'
  * "Chemical proof", public domain; scripts/extract-default-cmyk-profile.ts), so it looks as it
  * does in libvips, sharp and imgproxy. Its conversion table is built once per isolate.
  */
-function defaultCmykConversion(): PixelConversion {
+function defaultCmykConversion(): CmykConverter {
   if (!defaultCmyk) {
     const profile = parseIccProfile(new Uint8Array(defaultCmykProfileBytes));
     defaultCmyk = (profile && cmykConversion(profile)) ?? undefined;

@@ -61,7 +61,8 @@ export function matrixShaperConverter({ colorants, curves }: MatrixShaper): Pixe
 
 /**
  * A grey profile's kTRC: device grey -> Y (XYZ PCS) or L* / 100 (Lab PCS), a neutral that becomes
- * sRGB grey. Returns the 256-entry grey table, or null when the curve is already sRGB's.
+ * sRGB grey. Returns the 256-entry grey table, 'srgb' when the curve is already sRGB's, or null
+ * without a kTRC.
  */
 export function greyTable(profile: IccProfile): Uint8Array | null | 'srgb' {
   const curve = readCurveTag(profile.tags, 'kTRC');

@@ -83,6 +83,11 @@ describe('toSrgb with RGB matrix/TRC profiles', () => {
 });
 
 describe('toSrgb with grey profiles', () => {
+  it('ignores a grey profile on a colour image (a mislabel), keeping its colours', () => {
+    const image = { data: new Uint8Array([200, 40, 30, 255, 90, 90, 90, 255]), width: 2, height: 1 };
+    expect([...toSrgb(image, asIcc(greyProfile({ gamma: 1.8 }))).data]).toEqual([200, 40, 30, 255, 90, 90, 90, 255]);
+  });
+
   it('maps a gamma 1.8 grey through its curve into sRGB grey', () => {
     for (const pcs of ['XYZ ', 'Lab '] as const) {
       const grey = greyProfile(pcs === 'XYZ ' ? { gamma: 1.8 } : 'identity', pcs);

@@ -1,4 +1,4 @@
-// Vendored from jpeg-js@0.4.4 lib/decoder.js (see LICENSE-jpeg-js). Changed: ES export decodeJpegComponents() returning getData()'s raw components instead of decode()'s RGBA; load()/XHR, Buffer and window removed; coefficient blocks are Int16Array views of one buffer per component, released once the component's lines are built (less memory); YCCK -> CMY rounds instead of truncating; getData() upsamples 2x-subsampled components (h2v1, h1v2, h2v2) with libjpeg's "fancy" triangle filter instead of nearest-neighbour (prepareUpsampler/upsampledRow; 3- and 4-component paths). DQT, DHT and SOF must end where their segment length says (a reader that drifts could find a frame header hidden in other data).
+// Vendored from jpeg-js@0.4.4 lib/decoder.js (see LICENSE-jpeg-js). Changed: ES export decodeJpegComponents() returning getData()'s raw components instead of decode()'s RGBA; load()/XHR, Buffer and window removed; coefficient blocks are Int16Array views of one buffer per component, released once the component's lines are built (less memory); YCCK -> CMY rounds instead of truncating; getData() upsamples 2x-subsampled components (h2v1, h1v2, h2v2) with libjpeg's "fancy" triangle filter instead of nearest-neighbour (prepareUpsampler/upsampledRow; 3- and 4-component paths). DQT, DHT and SOF must end where their segment length says (a reader that drifts could find a frame header hidden in other data). A 4-component file without an Adobe marker is read like one with it (as libvips does) instead of refused.
 /* -*- tab-width: 2; indent-tabs-mode: nil; c-basic-offset: 2 -*- /
 /* vim: set shiftwidth=2 tabstop=2 autoindent cindent expandtab: */
 /*
@@ -1036,8 +1036,8 @@ var JpegImage = (function jpegImage() {
           }
           break;
         case 4:
-          if (!this.adobe)
-            throw new Error('Unsupported color mode (4 components)');
+          // Without Adobe's APP14 marker the values are read as inverted all the same, as libvips
+          // does: the marker is often lost to tools that drop every APPn segment, not the inversion.
           // The default transform for four components is false
           colorTransform = false;
           // The adobe transform marker overrides any previous setting
