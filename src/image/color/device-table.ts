@@ -1,4 +1,4 @@
-import { apply, D50, labToXyz, type Vec3 } from './colorimetry';
+import { apply, D50, labToXyz } from './colorimetry';
 import type { DeviceToPcs } from './icc-lut';
 import type { PixelConverter } from './matrix-shaper';
 import { clippedSrgbEncoder, ENCODE_STEPS, encodeTo255, srgbEncodeTable, XYZ_D50_TO_LINEAR_SRGB } from './srgb';
@@ -22,21 +22,23 @@ function deviceToLinearSrgb(lut: DeviceToPcs, input: ArrayLike<number>, out: Flo
 }
 
 /**
- * Black point compensation (lcms's formula), which is what libvips and sharp show for CMYK: XYZ is
- * scaled per channel so the profile's black (all inks full, made neutral) lands on sRGB black and
- * D50 stays put. Without it a press profile's ink black (Y about 0.016 for libvips' default
- * profile) comes out as a lifted grey. Measured against sharp: mean ΔE2000 2.4 -> 1.1 for a CMYK
- * JPEG read with the default profile, no change for profiles whose black is already 0.
+ * Black point compensation (lcms's formula), which is what libvips and sharp show for LUT profiles
+ * (lcms turns it on for the perceptual intent into their version 4 sRGB profile): XYZ is scaled
+ * per channel so the profile's black lands on sRGB black and D50 stays put. Without it a press
+ * profile's ink black (Y about 0.016 for libvips' default CMYK profile) comes out as a lifted grey.
+ * Measured against sharp: mean ΔE2000 2.4 -> 1.1 for a CMYK JPEG read with the default profile,
+ * no change for profiles whose black is already 0.
+ *
+ * The profile's black is its darkest device value through the table, made neutral, as lcms detects
+ * it (for a version 4 perceptual table that is the perceptual reference medium's black).
  */
-const SRGB_BLACK: Vec3 = [0, 0, 0];
-
-function blackPointCompensation(lut: DeviceToPcs): (xyz: Float64Array) => void {
+function blackPointCompensation(lut: DeviceToPcs, darkest: number): (xyz: Float64Array) => void {
   const black = new Float64Array(3);
-  lut.evaluate(new Array<number>(lut.inputs).fill(1), black);
-  const lightness = 116 * Math.cbrt(black[1]) - 16;
+  lut.evaluate(new Array<number>(lut.inputs).fill(darkest), black);
+  const lightness = 116 * Math.cbrt(Math.max(0, black[1])) - 16;
   const source = labToXyz(lightness > 50 ? 0 : Math.max(0, lightness), 0, 0);
-  const scale = source.map((b, i) => (SRGB_BLACK[i] - D50[i]) / (b - D50[i]));
-  const offset = source.map((b, i) => (-D50[i] * (SRGB_BLACK[i] - b)) / (b - D50[i]));
+  const scale = source.map((b, i) => D50[i] / (D50[i] - b));
+  const offset = source.map((b, i) => (-D50[i] * b) / (D50[i] - b));
   return (xyz) => {
     for (let i = 0; i < 3; i++) xyz[i] = scale[i] * xyz[i] + offset[i];
   };
@@ -117,7 +119,7 @@ class Tetrahedron {
 
 /** RGB (or grey stored as RGB) through a three-input LUT. */
 export function rgbLutConverter(lut: DeviceToPcs): PixelConverter {
-  const table = sampleGrid(lut, RGB_GRID);
+  const table = sampleGrid(lut, RGB_GRID, blackPointCompensation(lut, 0));
   const [x, y, z] = [RGB_GRID * RGB_GRID * 3, RGB_GRID * 3, 3].map((stride) => axis(RGB_GRID, stride));
   const cell = new Tetrahedron();
   const encode = clippedSrgbEncoder();
@@ -137,8 +139,9 @@ export function rgbLutConverter(lut: DeviceToPcs): PixelConverter {
 export function greyLutConverter(lut: DeviceToPcs): PixelConverter {
   const table = new Uint8Array(256 * 3);
   const out = new Float64Array(3);
+  const compensate = blackPointCompensation(lut, 0);
   for (let v = 0; v < 256; v++) {
-    deviceToLinearSrgb(lut, [v / 255], out);
+    deviceToLinearSrgb(lut, [v / 255], out, compensate);
     for (let c = 0; c < 3; c++) table[v * 3 + c] = Math.round(encodeTo255(out[c]));
   }
   return (data) => {
@@ -160,7 +163,7 @@ const CACHE_BITS = 16;
  * of recent results skips the interpolation for repeated colours (results are identical either way).
  */
 export function cmykLutConverter(lut: DeviceToPcs): (cmyk: Uint8Array) => void {
-  const table = sampleGrid(lut, CMYK_GRID, blackPointCompensation(lut));
+  const table = sampleGrid(lut, CMYK_GRID, blackPointCompensation(lut, 1));
   const n = CMYK_GRID;
   const [c, m, y, k] = [n * n * n * 3, n * n * 3, n * 3, 3].map((stride) => axis(n, stride));
   const [cBase, mBase, yBase, kBase] = [c.base, m.base, y.base, k.base];
