@@ -48,3 +48,31 @@ CREATE TABLE IF NOT EXISTS results (
 );
 CREATE INDEX IF NOT EXISTS results_expires ON results (expires_at);
 CREATE INDEX IF NOT EXISTS results_user ON results (user_id, created_at);
+
+-- Web accounts. A user made by `npm run admin -- create-user` has no row here until they
+-- claim the account on the sign-up page with one of its API keys (see README, Decisions).
+CREATE TABLE IF NOT EXISTS passwords (
+  user_id    INTEGER PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  -- "pbkdf2-sha256$<iterations>$<salt, base64>$<hash, base64>"
+  hash       TEXT    NOT NULL,
+  updated_at TEXT    NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS sessions (
+  -- Hex SHA-256 of the random id in the cookie: a copy of this table opens no session.
+  id_hash    TEXT    PRIMARY KEY,
+  user_id    INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  -- Synchronizer token every form post and converter call of this session must echo.
+  csrf_token TEXT    NOT NULL,
+  created_at TEXT    NOT NULL,
+  expires_at TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id);
+CREATE INDEX IF NOT EXISTS sessions_expires ON sessions (expires_at);
+
+-- Failed log-ins (and sign-ups) counted per subject: "account:<email>" or "address:<ip>".
+CREATE TABLE IF NOT EXISTS login_throttle (
+  subject        TEXT    PRIMARY KEY,
+  failures       INTEGER NOT NULL,
+  window_ends_at TEXT    NOT NULL
+);

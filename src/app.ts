@@ -7,6 +7,7 @@ import { handleError } from './http/error-handler';
 import { registerDownload } from './routes/download';
 import { registerMe } from './routes/me';
 import { registerProcessing } from './routes/processing';
+import { registerWeb } from './web';
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({
@@ -23,9 +24,10 @@ export function createApp() {
     await next();
   });
 
-  app.get('/', (c) =>
-    c.json({ name: 'Edge image API', openapi: '/api/v1/openapi.json', endpoints: ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata'] }),
+  app.get('/api/v1', (c) =>
+    c.json({ name: 'Edge image API', openapi: '/api/v1/openapi.json', docs: '/docs', endpoints: ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata'] }),
   );
+  registerWeb(app);
   registerMe(app);
   registerProcessing(app);
   registerDownload(app);

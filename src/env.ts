@@ -1,7 +1,8 @@
 import type { PlanLimits, PlanName } from './plans';
 import type { Settings } from './config';
+import type { AppError } from './errors';
 
-/** The authenticated caller, set by the API-key middleware (or the web session later). */
+/** The authenticated caller, set by the API-key middleware or the web session middleware. */
 export interface Account {
   userId: number;
   email: string;
@@ -11,10 +12,21 @@ export interface Account {
   limits: PlanLimits;
 }
 
+/** A signed-in browser, set by the session middleware on web routes. */
+export interface WebSession {
+  /** SHA-256 of the cookie value, the row's key in `sessions`. */
+  idHash: string;
+  csrfToken: string;
+}
+
 export interface AppEnv {
   Bindings: Env;
   Variables: {
     account: Account;
     settings: Settings;
+    /** Web routes only: null when nobody is signed in. */
+    session: WebSession | null;
+    /** Web page routes render failures as pages; API routes leave this unset and answer JSON. */
+    errorPage?: (error: AppError, status: number, headers: Headers) => Response | Promise<Response>;
   };
 }

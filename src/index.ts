@@ -1,4 +1,6 @@
 import { createApp } from './app';
+import { deleteEndedWindows } from './db/login-throttle';
+import { deleteExpiredSessions } from './db/sessions';
 import { deleteExpiredResults } from './storage/results';
 
 export { RateLimiter } from './rate-limiter';
@@ -8,6 +10,7 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(controller, env, ctx) {
-    ctx.waitUntil(deleteExpiredResults(env, new Date(controller.scheduledTime)));
+    const now = new Date(controller.scheduledTime);
+    ctx.waitUntil(Promise.all([deleteExpiredResults(env, now), deleteExpiredSessions(env.DB, now), deleteEndedWindows(env.DB, now)]));
   },
 } satisfies ExportedHandler<Env>;

@@ -3,7 +3,7 @@
  * key recognisable (and greppable by secret scanners); only its SHA-256 hash is stored.
  * WebCrypto only, so the Worker and the Node operator command share this module.
  */
-import { toHex } from '../hex.ts';
+import { sha256Hex } from '../hex.ts';
 export const API_KEY_PREFIX = 'imgk_';
 const BODY_LENGTH = 32;
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + BODY_LENGTH;
@@ -28,7 +28,16 @@ export function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 
-export async function hashApiKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
-  return toHex(new Uint8Array(digest));
+export function hashApiKey(key: string): Promise<string> {
+  return sha256Hex(key);
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+export const MAX_KEY_NAME_LENGTH = 64;
+
+/** A key's label as stored (trimmed, 1-64 characters, no control characters), or null. */
+export function normalizeKeyName(input: string): string | null {
+  const name = input.trim();
+  if (name.length < 1 || name.length > MAX_KEY_NAME_LENGTH || CONTROL.test(name)) return null;
+  return name;
 }

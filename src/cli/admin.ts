@@ -6,6 +6,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { normalizeKeyName } from '../auth/api-keys.ts';
+import { normalizeEmail as normalizeAddress } from '../auth/email.ts';
 import { D1Error, query, resolveTarget, sql, type D1Target } from './d1.ts';
 import { KEY_LENGTH, STORED_PREFIX_LENGTH, generateKey, hashKey, isWellFormedKey, storedKey } from './keys.ts';
 
@@ -49,13 +51,9 @@ const usageError = (message: string) => new CliError(message, 2);
 // Validation
 // ---------------------------------------------------------------------------
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
 export function normalizeEmail(input: string): string {
-  const email = input.trim().toLowerCase();
-  if (email.length > 254 || CONTROL.test(email) || !/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(email)) {
-    throw usageError(`not a valid e-mail address: ${JSON.stringify(input)}`);
-  }
+  const email = normalizeAddress(input);
+  if (email === null) throw usageError(`not a valid e-mail address: ${JSON.stringify(input)}`);
   return email;
 }
 
@@ -91,10 +89,8 @@ export function parseUntil(input: string): string {
 }
 
 export function parseKeyName(input: string): string {
-  const name = input.trim();
-  if (name.length < 1 || name.length > 64 || CONTROL.test(name)) {
-    throw usageError('--name must be 1 to 64 characters without control characters');
-  }
+  const name = normalizeKeyName(input);
+  if (name === null) throw usageError('--name must be 1 to 64 characters without control characters');
   return name;
 }
 

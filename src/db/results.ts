@@ -39,3 +39,12 @@ export async function deleteResults(db: D1Database, uuids: string[]): Promise<vo
   if (uuids.length === 0) return;
   await db.batch(uuids.map((uuid) => db.prepare('DELETE FROM results WHERE uuid = ?1').bind(uuid)));
 }
+
+/** The user's results that can still be downloaded, newest first. */
+export async function listLiveResults(db: D1Database, userId: number, now: Date, limit: number): Promise<ResultRow[]> {
+  const { results } = await db
+    .prepare('SELECT * FROM results WHERE user_id = ?1 AND expires_at > ?2 ORDER BY created_at DESC LIMIT ?3')
+    .bind(userId, now.toISOString(), limit)
+    .all<ResultRow>();
+  return results;
+}

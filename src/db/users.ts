@@ -52,6 +52,28 @@ export async function insertApiKey(
   return row.id;
 }
 
-export async function revokeApiKey(db: D1Database, keyId: number, now: Date): Promise<void> {
-  await db.prepare('UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL').bind(keyId, now.toISOString()).run();
+export interface ApiKeyRow {
+  id: number;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A user's live keys, newest first. */
+export async function listApiKeys(db: D1Database, userId: number): Promise<ApiKeyRow[]> {
+  const { results } = await db
+    .prepare('SELECT id, name, prefix, created_at, last_used_at FROM api_keys WHERE user_id = ?1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC')
+    .bind(userId)
+    .all<ApiKeyRow>();
+  return results;
+}
+
+/** Revokes one of the user's own live keys; false when there is no such key (or it is someone else's). */
+export async function revokeApiKey(db: D1Database, userId: number, keyId: number, now: Date): Promise<boolean> {
+  const outcome = await db
+    .prepare('UPDATE api_keys SET revoked_at = ?3 WHERE id = ?1 AND user_id = ?2 AND revoked_at IS NULL')
+    .bind(keyId, userId, now.toISOString())
+    .run();
+  return outcome.meta.changes > 0;
 }

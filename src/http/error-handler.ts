@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from '../env';
 import { AppError, type ErrorCode } from '../errors';
 
 /** The one table from error code to HTTP status. */
@@ -12,6 +13,7 @@ export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   RATE_LIMIT_EXCEEDED: 429,
   CONVERSION_FAILED: 500,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   RANGE_NOT_SATISFIABLE: 416,
@@ -23,6 +25,10 @@ export function failureBody(code: ErrorCode, message: string) {
 
 /** Hono's own exceptions (malformed multipart, wrong content type) become our codes. */
 function fromHttpException(error: HTTPException): AppError {
+  // hono/csrf: a form post from another site, or one whose origin cannot be told.
+  if (error.status === 403) {
+    return new AppError('FORBIDDEN', 'This form was not sent from this site. Reload the page and try again.', error.message);
+  }
   if (error.status === 400 || error.status === 415) {
     return new AppError('INVALID_PARAMETERS', 'The request body must be multipart/form-data with a "file" field.', error.message);
   }
@@ -35,13 +41,18 @@ function toAppError(error: unknown): AppError {
   return new AppError('CONVERSION_FAILED', 'The request could not be processed because of an internal error.', error);
 }
 
-/** `app.onError`: every failure leaves as the JSON envelope, never a stack trace. */
-export function handleError(error: unknown, c: Context): Response {
+/**
+ * `app.onError`: every failure leaves as the JSON envelope, never a stack trace; web pages
+ * (which set `errorPage`) show the same code and message as an HTML page instead.
+ */
+export function handleError(error: unknown, c: Context<AppEnv>): Response | Promise<Response> {
   const appError = toAppError(error);
   const status = ERROR_STATUS[appError.code];
   if (status >= 500) console.error(`${c.req.method} ${c.req.path} failed:`, appError.detail ?? appError);
   const headers = new Headers(appError.headers);
   if (appError.code === 'UNAUTHORIZED') headers.set('WWW-Authenticate', 'Bearer');
   headers.set('Cache-Control', 'no-store');
+  const renderPage = c.get('errorPage');
+  if (renderPage) return renderPage(appError, status, headers);
   return c.json(failureBody(appError.code, appError.message), status, Object.fromEntries(headers));
 }

@@ -1,26 +1,47 @@
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
 import { processImage } from '../image/pipeline';
+import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
+import { csrfToken } from '../middleware/csrf-token';
 import { dailyQuota } from '../middleware/daily-quota';
 import { formContentType } from '../middleware/form-content-type';
 import { rateLimit } from '../middleware/rate-limit';
+import { loadSession, requireSessionApi } from '../middleware/session';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
 import { downloadPath, saveResult } from '../storage/results';
 import { processingFailures } from './responses';
 import { ConvertForm, CropForm, RemoveMetadataForm, ResizeForm, ResultSchema, success } from './schemas';
 
-function processingRoute<Form extends z.ZodType>(path: string, summary: string, form: Form) {
+/**
+ * The same four operations are reached through two doors with the same quota, rates and
+ * errors: the public API (API key) and the web converter (session cookie + CSRF token).
+ */
+interface Door {
+  prefix: string;
+  auth: MiddlewareHandler<AppEnv>[];
+  hide: boolean;
+  security: { ApiKey: string[] }[];
+}
+const DOORS: Record<'api' | 'web', Door> = {
+  api: { prefix: '/api/v1', auth: [apiKeyAuth], hide: false, security: [{ ApiKey: [] }] },
+  // The converter page's calls: hono/csrf checks Origin, csrfToken the session's token.
+  web: { prefix: '/app/v1', auth: [csrf(), loadSession, requireSessionApi, csrfToken], hide: true, security: [] },
+};
+
+function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, operation: string, summary: string, form: Form) {
+  const { prefix, auth, hide, security } = DOORS[door];
   return createRoute({
     method: 'post',
-    path,
+    path: `${prefix}/${operation}`,
     summary,
-    security: [{ ApiKey: [] }],
+    hide,
+    security,
     // Order matters: who is calling, may they call now, may they spend a conversion, is the body small enough.
-    middleware: [apiKeyAuth, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit, formContentType] as const,
+    middleware: [...auth, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit, formContentType],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
       200: { description: 'The result, stored and ready to download.', content: { 'application/json': { schema: success(ResultSchema) } } },
@@ -58,23 +79,25 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
 }
 
 export function registerProcessing(app: OpenAPIHono<AppEnv>) {
-  app.openapi(processingRoute('/api/v1/convert', 'Convert an image to another format', ConvertForm), (c) => {
-    const { file, format, quality } = c.req.valid('form');
-    return respondWithResult(c, file, { kind: 'convert', format, quality });
-  });
+  for (const door of ['api', 'web'] as const) {
+    app.openapi(processingRoute(door, 'convert', 'Convert an image to another format', ConvertForm), (c) => {
+      const { file, format, quality } = c.req.valid('form');
+      return respondWithResult(c, file, { kind: 'convert', format, quality });
+    });
 
-  app.openapi(processingRoute('/api/v1/crop', 'Cut a rectangle out of an image', CropForm), (c) => {
-    const { file, x, y, width, height, format, quality } = c.req.valid('form');
-    return respondWithResult(c, file, { kind: 'crop', region: { x, y, width, height }, format, quality });
-  });
+    app.openapi(processingRoute(door, 'crop', 'Cut a rectangle out of an image', CropForm), (c) => {
+      const { file, x, y, width, height, format, quality } = c.req.valid('form');
+      return respondWithResult(c, file, { kind: 'crop', region: { x, y, width, height }, format, quality });
+    });
 
-  app.openapi(processingRoute('/api/v1/resize', 'Resize an image (Lanczos-3)', ResizeForm), (c) => {
-    const { file, width, height, keep_aspect_ratio, format, quality } = c.req.valid('form');
-    return respondWithResult(c, file, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio, format, quality });
-  });
+    app.openapi(processingRoute(door, 'resize', 'Resize an image (Lanczos-3)', ResizeForm), (c) => {
+      const { file, width, height, keep_aspect_ratio, format, quality } = c.req.valid('form');
+      return respondWithResult(c, file, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio, format, quality });
+    });
 
-  app.openapi(processingRoute('/api/v1/remove-metadata', 'Strip EXIF, XMP, ICC and text metadata', RemoveMetadataForm), (c) => {
-    const { file, format, quality } = c.req.valid('form');
-    return respondWithResult(c, file, { kind: 'remove-metadata', format, quality });
-  });
+    app.openapi(processingRoute(door, 'remove-metadata', 'Strip EXIF, XMP, ICC and text metadata', RemoveMetadataForm), (c) => {
+      const { file, format, quality } = c.req.valid('form');
+      return respondWithResult(c, file, { kind: 'remove-metadata', format, quality });
+    });
+  }
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { handleError } from '../../src/http/error-handler';
+import type { AppEnv } from '../../src/env';
 import { api, corpus, createTestUser, expectFailure, json, upload } from './helpers';
 import { encodeImage, gradient, pngHeaderOnly } from './images';
 
@@ -20,7 +21,7 @@ describe('failure envelope for routing errors', () => {
   });
 
   it('turns an uncaught runtime error into 500 CONVERSION_FAILED without leaking it', async () => {
-    const app = new Hono().get('/boom', () => {
+    const app = new Hono<AppEnv>().get('/boom', () => {
       throw new TypeError('secret internal detail at line 42');
     });
     app.onError(handleError);

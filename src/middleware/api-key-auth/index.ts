@@ -1,9 +1,9 @@
 import { createMiddleware } from 'hono/factory';
+import { toAccount } from '../../account';
 import { hashApiKey } from '../../auth/api-keys';
 import { findUserByKeyHash, touchApiKey } from '../../db/users';
 import type { AppEnv } from '../../env';
 import { AppError } from '../../errors';
-import { effectivePlan, PLANS } from '../../plans';
 
 // last_used_at is informative: refreshing it once a minute spares most calls a D1 write.
 const TOUCH_INTERVAL_MS = 60_000;
@@ -18,14 +18,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (!owner) throw unauthorized();
 
   const now = new Date();
-  const plan = effectivePlan(owner.plan, owner.subscription_ends_at, now);
-  c.set('account', {
-    userId: owner.id,
-    email: owner.email,
-    plan,
-    subscriptionEndsAt: owner.subscription_ends_at,
-    limits: PLANS[plan],
-  });
+  c.set('account', toAccount(owner, now));
   const lastUsed = owner.key_last_used_at ? Date.parse(owner.key_last_used_at) : 0;
   if (now.getTime() - lastUsed >= TOUCH_INTERVAL_MS) c.executionCtx.waitUntil(touchApiKey(c.env.DB, owner.key_id, now));
   await next();

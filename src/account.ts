@@ -1,0 +1,31 @@
+import { dailyUsed, utcDay } from './db/usage';
+import type { UserRow } from './db/users';
+import type { Account } from './env';
+import { effectivePlan, PLANS } from './plans';
+
+/** The caller as every handler sees it, whether they came with an API key or a session. */
+export function toAccount(user: UserRow, now: Date): Account {
+  const plan = effectivePlan(user.plan, user.subscription_ends_at, now);
+  return { userId: user.id, email: user.email, plan, subscriptionEndsAt: user.subscription_ends_at, limits: PLANS[plan] };
+}
+
+/** The Account object of image-api.md: what `GET /api/v1/me` returns and the account page shows. */
+export async function accountSummary(db: D1Database, account: Account, now: Date) {
+  const { email, plan, subscriptionEndsAt, limits } = account;
+  const used = await dailyUsed(db, account.userId, utcDay(now));
+  const max = limits.dailyConversions;
+  return {
+    user: { email, plan, is_pro: plan === 'pro', subscription_ends_at: subscriptionEndsAt },
+    quota: {
+      is_unlimited: max === null,
+      daily_used: used,
+      daily_remaining: max === null ? null : Math.max(0, max - used),
+      daily_max: max,
+      max_file_size_mb: limits.maxFileSizeMb,
+      max_concurrent: limits.maxConcurrent,
+    },
+    rate_limit: { requests_per_second: limits.requestsPerSecond },
+  };
+}
+
+export type AccountSummary = Awaited<ReturnType<typeof accountSummary>>;

@@ -1,0 +1,63 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { csrf } from 'hono/csrf';
+import { accountSummary } from '../account';
+import { displayPrefix, generateApiKey, hashApiKey, normalizeKeyName } from '../auth/api-keys';
+import { listLiveResults } from '../db/results';
+import { insertApiKey, listApiKeys, revokeApiKey } from '../db/users';
+import type { AppEnv } from '../env';
+import { csrfToken } from '../middleware/csrf-token';
+import { requireSessionPage } from '../middleware/session';
+import { downloadPath } from '../storage/results';
+import { frameOf, textField } from './frame';
+import { AccountPage, type AccountView } from './pages/account';
+import { ConverterPage } from './pages/converter';
+
+// Enough for every laptop, server and CI job; a runaway script cannot fill the table.
+const MAX_LIVE_KEYS = 25;
+const RECENT_RESULTS = 20;
+
+const NOTICES: Record<string, AccountView['notice']> = {
+  revoked: { kind: 'success', text: 'The key was revoked. Calls with it are refused from now on.' },
+  'not-found': { kind: 'error', text: 'That key does not exist or was already revoked.' },
+};
+
+async function renderAccount(c: Context<AppEnv>, extra: Pick<AccountView, 'newKey' | 'notice'>, status: 200 | 201 | 422 = 200) {
+  const account = c.get('account');
+  const now = new Date();
+  const origin = c.get('settings').siteUrl ?? new URL(c.req.url).origin;
+  const [summary, keys, results] = await Promise.all([
+    accountSummary(c.env.DB, account, now),
+    listApiKeys(c.env.DB, account.userId),
+    listLiveResults(c.env.DB, account.userId, now, RECENT_RESULTS),
+  ]);
+  const withLinks = results.map((row) => ({ ...row, downloadUrl: origin + downloadPath(row) }));
+  return c.html(<AccountPage frame={frameOf(c)} summary={summary} keys={keys} results={withLinks} {...extra} />, status);
+}
+
+export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
+  app.get('/account', requireSessionPage, (c) => renderAccount(c, { notice: NOTICES[c.req.query('notice') ?? ''] }));
+
+  app.post('/account/keys', csrf(), requireSessionPage, csrfToken, async (c) => {
+    const { userId } = c.get('account');
+    const name = normalizeKeyName(textField(await c.req.parseBody(), 'name'));
+    if (!name) return renderAccount(c, { notice: { kind: 'error', text: 'Give the key a name of 1 to 64 characters.' } }, 422);
+    if ((await listApiKeys(c.env.DB, userId)).length >= MAX_LIVE_KEYS) {
+      return renderAccount(c, { notice: { kind: 'error', text: `You have ${MAX_LIVE_KEYS} keys: revoke one before creating another.` } }, 422);
+    }
+    const key = generateApiKey();
+    await insertApiKey(c.env.DB, { userId, name, prefix: displayPrefix(key), keyHash: await hashApiKey(key) });
+    // Answered directly, not redirected: the key exists only in this one response.
+    return renderAccount(c, { newKey: { name, key } }, 201);
+  });
+
+  app.post('/account/keys/:id/revoke', csrf(), requireSessionPage, csrfToken, async (c) => {
+    const id = Number(c.req.param('id'));
+    const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, c.get('account').userId, id, new Date()));
+    return c.redirect(`/account?notice=${revoked ? 'revoked' : 'not-found'}`, 303);
+  });
+
+  app.get('/convert', requireSessionPage, async (c) =>
+    c.html(<ConverterPage frame={frameOf(c)} summary={await accountSummary(c.env.DB, c.get('account'), new Date())} />),
+  );
+}

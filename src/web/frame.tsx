@@ -1,0 +1,50 @@
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AppEnv } from '../env';
+import { csrfTokenFor } from '../middleware/csrf-token';
+import { loadSession } from '../middleware/session';
+import type { PageFrame } from './layout';
+import { ErrorPage } from './pages/error';
+
+export function frameOf(c: Context<AppEnv>): PageFrame {
+  return { email: c.get('session') ? c.get('account').email : null, csrfToken: csrfTokenFor(c) };
+}
+
+/** Form fields as text; a missing field or a file where text belongs reads as ''. */
+export function textField(form: Record<string, unknown>, name: string): string {
+  const value = form[name];
+  return typeof value === 'string' ? value : '';
+}
+
+// Result previews come from the download host, which SITE_URL may put elsewhere.
+const downloadHost = (c: Context<AppEnv>) => c.get('settings').siteUrl ?? "'self'";
+
+const pageHeaders = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    // Swagger UI sets style attributes; nothing else here needs inline styles.
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:', 'blob:', downloadHost],
+    objectSrc: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+});
+
+/**
+ * Every web page: who is signed in, failures shown as a page rather than JSON, a strict
+ * Content-Security-Policy, and nothing personal kept in shared caches.
+ */
+export const webPage = createMiddleware<AppEnv>(async (c, next) => {
+  c.set('errorPage', (error, status, headers) => {
+    headers.set('Content-Type', 'text/html; charset=utf-8');
+    return c.html(<ErrorPage frame={frameOf(c)} status={status} message={error.message} />, status as 400, Object.fromEntries(headers));
+  });
+  await loadSession(c, async () => {
+    await pageHeaders(c, next);
+  });
+  c.header('Cache-Control', 'no-store');
+});

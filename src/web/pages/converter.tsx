@@ -1,0 +1,116 @@
+import type { AccountSummary } from '../../account';
+import { Field, Layout, type PageFrame } from '../layout';
+
+function QuotaLine({ quota }: { quota: AccountSummary['quota'] }) {
+  return (
+    <p class="hint">
+      {quota.is_unlimited ? (
+        'Unlimited conversions on your plan.'
+      ) : (
+        <>
+          <span id="quota-remaining">{quota.daily_remaining}</span> of {quota.daily_max} conversions left today (shared with your API keys).
+        </>
+      )}{' '}
+      Files up to {quota.max_file_size_mb} MB.
+    </p>
+  );
+}
+
+export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: AccountSummary }) {
+  return (
+    <Layout
+      title="Converter"
+      frame={frame}
+      head={
+        <>
+          <meta name="csrf-token" content={frame.csrfToken} />
+          <script src="/converter.js" defer />
+        </>
+      }
+    >
+      <h1>Converter</h1>
+      <QuotaLine quota={summary.quota} />
+      <noscript>
+        <p class="notice error">The converter needs JavaScript. The same operations are available through the API.</p>
+      </noscript>
+      <form id="converter" class="stack" data-max-bytes={summary.quota.max_file_size_mb * 1024 * 1024}>
+        <div class="drop-zone" id="drop-zone">
+          <Field label="Image" hint="JPEG, PNG, WebP or AVIF. Choose a file or drop it here.">
+            <input type="file" name="file" accept="image/jpeg,image/png,image/webp,image/avif,.jpg,.jpeg,.png,.webp,.avif" required />
+          </Field>
+        </div>
+        <div class="row">
+          <Field label="Operation">
+            <select name="operation">
+              <option value="convert">Convert</option>
+              <option value="crop">Crop</option>
+              <option value="resize">Resize</option>
+              <option value="remove-metadata">Remove metadata</option>
+            </select>
+          </Field>
+          <Field label="Format">
+            <select name="format">
+              <option value="">Same as input</option>
+              <option value="webp" selected>
+                WebP
+              </option>
+              <option value="avif">AVIF</option>
+              <option value="jpg">JPEG</option>
+              <option value="png">PNG</option>
+            </select>
+          </Field>
+          <Field label="Quality" hint="1-100, default 80. Ignored for PNG.">
+            <input type="number" name="quality" min={1} max={100} step={1} inputmode="numeric" />
+          </Field>
+        </div>
+        <fieldset data-operation="crop" hidden>
+          <legend>Crop region, in pixels</legend>
+          <div class="row">
+            <Field label="Left">
+              <input type="number" name="x" min={0} step={1} value="0" inputmode="numeric" />
+            </Field>
+            <Field label="Top">
+              <input type="number" name="y" min={0} step={1} value="0" inputmode="numeric" />
+            </Field>
+            <Field label="Crop width">
+              <input type="number" name="width" min={1} step={1} inputmode="numeric" />
+            </Field>
+            <Field label="Crop height">
+              <input type="number" name="height" min={1} step={1} inputmode="numeric" />
+            </Field>
+          </div>
+        </fieldset>
+        <fieldset data-operation="resize" hidden>
+          <legend>New size, in pixels (give one side or both)</legend>
+          <div class="row">
+            <Field label="Width">
+              <input type="number" name="width" min={1} max={12000} step={1} inputmode="numeric" />
+            </Field>
+            <Field label="Height">
+              <input type="number" name="height" min={1} max={12000} step={1} inputmode="numeric" />
+            </Field>
+            <label class="check">
+              <input type="checkbox" name="keep_aspect_ratio" checked /> Keep aspect ratio
+            </label>
+          </div>
+        </fieldset>
+        <button type="submit">Convert</button>
+        <div id="progress" class="progress" role="status" hidden>
+          <progress max={100} />
+          <span class="progress-text">Converting…</span>
+        </div>
+        <p id="error" role="alert" class="notice error" hidden />
+      </form>
+      <section id="result" class="result" hidden aria-labelledby="result-heading">
+        <h2 id="result-heading">Result</h2>
+        <img alt="Preview of the result" />
+        <p class="result-facts" />
+        <p>
+          <a class="button" href="#">
+            Download
+          </a>
+        </p>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,38 @@
+import type { Context } from 'hono';
+import { randomToken } from '../auth/encoding';
+import { deleteSession, insertSession } from '../db/sessions';
+import type { AppEnv } from '../env';
+import { sha256Hex } from '../hex';
+import { SESSION_LIFETIME_MS, sessionCookie } from './cookies';
+
+/** A new session for `userId`: always a fresh id (no fixation), its hash in D1, the id in the cookie. */
+export async function startSession(c: Context<AppEnv>, userId: number): Promise<void> {
+  const id = randomToken(32);
+  const now = new Date();
+  await insertSession(c.env.DB, {
+    idHash: await sha256Hex(id),
+    userId,
+    csrfToken: randomToken(32),
+    now,
+    expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+  });
+  sessionCookie.write(c, id);
+}
+
+/** Deletes the session row, so the cookie is worthless even if it was copied. */
+export async function endSession(c: Context<AppEnv>): Promise<void> {
+  const session = c.get('session');
+  if (session) await deleteSession(c.env.DB, session.idHash);
+  sessionCookie.clear(c);
+}
+
+/** Where to go after logging in: only a path on this site (never `//host` or `/\host`). */
+export function safeNextPath(next: string | undefined): string {
+  if (next && /^\/(?![/\\])[^\s\\]*$/.test(next) && next.length <= 200) return next;
+  return '/account';
+}
+
+/** The address the request came from; on Cloudflare the edge sets CF-Connecting-IP itself. */
+export function clientAddress(c: Context): string {
+  return c.req.header('CF-Connecting-IP') ?? 'unknown';
+}
