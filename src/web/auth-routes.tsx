@@ -94,7 +94,6 @@ export function registerAuthRoutes(app: OpenAPIHono<AppEnv>) {
       return refuse(401, WRONG_CREDENTIALS);
     }
     await recordSuccessfulLogIn(db, throttleKey);
-    await endSession(c);
     await startSession(c, candidate.id);
     return c.redirect(safeNextPath(next), 303);
   });

@@ -5,8 +5,13 @@ import type { AppEnv } from '../env';
 import { sha256Hex } from '../hex';
 import { SESSION_LIFETIME_MS, sessionCookie } from './cookies';
 
-/** A new session for `userId`: always a fresh id (no fixation), its hash in D1, the id in the cookie. */
+/**
+ * A new session for `userId`: always a fresh id (no fixation), its hash in D1, the id in the
+ * cookie. A session this browser already had is deleted, not left behind.
+ */
 export async function startSession(c: Context<AppEnv>, userId: number): Promise<void> {
+  const previous = c.get('session');
+  if (previous) await deleteSession(c.env.DB, previous.idHash);
   const id = randomToken(32);
   const now = new Date();
   await insertSession(c.env.DB, {
