@@ -16,7 +16,8 @@ export const USAGE = `Usage: npm run admin -- <command> [arguments] [options]
 Commands:
   create-user <email> [--plan free|pro] [--until <ISO-8601>]
         Create a user and a first API key named "default". The key is printed once,
-        alone on the last line of output.
+        alone on the last line of output. The user sets a web password by signing up
+        with this e-mail and giving that key.
   create-key <email> [--name <label>]
         Create another API key (default name "default"); printed alone on the last line.
   revoke-key <key-prefix>
