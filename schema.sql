@@ -70,9 +70,10 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id);
 CREATE INDEX IF NOT EXISTS sessions_expires ON sessions (expires_at);
 
--- Failed log-ins (and sign-ups) counted per subject: "account:<email>" or "address:<ip>".
+-- Log-in and sign-up attempts counted per subject ("account:<email>", "address:<ip>", ...);
+-- a right password gives its log-in attempt back, so what stays counted are failures.
 CREATE TABLE IF NOT EXISTS login_throttle (
   subject        TEXT    PRIMARY KEY,
-  failures       INTEGER NOT NULL,
+  attempts       INTEGER NOT NULL,
   window_ends_at TEXT    NOT NULL
 );

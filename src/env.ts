@@ -24,6 +24,8 @@ export interface AppEnv {
   Variables: {
     account: Account;
     settings: Settings;
+    /** The pages' url-encoded form, read once by the web-form middleware. */
+    form?: Record<string, string | File>;
     /** Web routes only: null when nobody is signed in. */
     session: WebSession | null;
     /** Web page routes render failures as pages; API routes leave this unset and answer JSON. */

@@ -26,7 +26,11 @@ Commands:
   set-plan <email> free|pro [--until <ISO-8601>]
         Change the plan. Pro without --until never ends; free clears the end date.
   show-user <email> [--json]
-        Plan, effective plan, subscription end, today's usage (UTC) and API keys.
+        Plan, effective plan, subscription end, today's usage (UTC), web password and API keys.
+  reset-password <email>
+        Remove the user's web password and end their web sessions (a lost password, or an
+        account someone else claimed). They set a new one by signing up with the e-mail and
+        one of the account's API keys; revoke keys first if a key leaked.
   help  Show this text.
 
 Options (all commands):
@@ -214,6 +218,22 @@ async function setPlan(email: string, plan: Plan, until: string | null, target: 
   io.out(`${user.email}: plan ${describePlan(String(user.plan), user.subscription_ends_at)} (effective plan: ${effective}).`);
 }
 
+async function resetPassword(email: string, target: D1Target, io: Output): Promise<void> {
+  const rows = await query(
+    sql`SELECT id FROM users WHERE email = ${email};
+DELETE FROM passwords WHERE user_id = (SELECT id FROM users WHERE email = ${email}) RETURNING user_id;
+DELETE FROM sessions WHERE user_id = (SELECT id FROM users WHERE email = ${email}) RETURNING user_id;`,
+    target,
+  );
+  if (!rows[0]?.[0]) throw new CliError(`no user with e-mail ${email}`, 1);
+  const hadPassword = (rows[1] ?? []).length > 0;
+  const sessions = (rows[2] ?? []).length;
+  io.out(
+    `${email}: ${hadPassword ? 'web password removed' : 'had no web password'}, ${sessions} web session${sessions === 1 ? '' : 's'} ended. ` +
+      'A new password is set by signing up with this e-mail and one of the account\'s API keys.',
+  );
+}
+
 export interface UserReport {
   email: string;
   plan: string;
@@ -221,6 +241,9 @@ export interface UserReport {
   subscription_ends_at: string | null;
   created_at: string;
   usage_today: { day: string; used: number };
+  /** Whether a web password was set (by signing up); web_sessions counts live browser sessions. */
+  web_password_set: boolean;
+  web_sessions: number;
   keys: { name: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null }[];
 }
 
@@ -231,7 +254,9 @@ async function showUser(email: string, json: boolean, target: D1Target, io: Outp
     sql`SELECT id, email, plan, subscription_ends_at, created_at FROM users WHERE email = ${email};
 SELECT d.used FROM daily_usage d JOIN users u ON u.id = d.user_id WHERE u.email = ${email} AND d.day = ${day};
 SELECT k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at
-  FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = ${email} ORDER BY k.created_at, k.id;`,
+  FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = ${email} ORDER BY k.created_at, k.id;
+SELECT COUNT(*) AS n FROM passwords p JOIN users u ON u.id = p.user_id WHERE u.email = ${email};
+SELECT COUNT(*) AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ${email} AND s.expires_at > ${now.toISOString()};`,
     target,
   );
   const user = rows[0]?.[0];
@@ -243,6 +268,8 @@ SELECT k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at
     subscription_ends_at: (user.subscription_ends_at as string | null) ?? null,
     created_at: String(user.created_at),
     usage_today: { day, used: Number(rows[1]?.[0]?.used ?? 0) },
+    web_password_set: Number(rows[3]?.[0]?.n ?? 0) > 0,
+    web_sessions: Number(rows[4]?.[0]?.n ?? 0),
     keys: (rows[2] ?? []).map((k) => ({
       name: String(k.name),
       prefix: String(k.prefix),
@@ -262,6 +289,7 @@ SELECT k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at
   io.out(`subscription ends at: ${report.subscription_ends_at ?? '-'}`);
   io.out(`created:              ${report.created_at}`);
   io.out(`usage today:          ${report.usage_today.used} (${report.usage_today.day} UTC)`);
+  io.out(`web password:         ${report.web_password_set ? `set (${report.web_sessions} live session${report.web_sessions === 1 ? '' : 's'})` : 'not set'}`);
   if (report.keys.length === 0) {
     io.out('keys:                 none');
     return;
@@ -285,10 +313,11 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'revoke-key': [],
   'set-plan': ['until'],
   'show-user': ['json'],
+  'reset-password': [],
   help: [],
 };
 const COMMON_OPTIONS = ['remote', 'persist-to', 'help'];
-const ARITY: Record<string, number> = { 'create-user': 1, 'create-key': 1, 'revoke-key': 1, 'set-plan': 2, 'show-user': 1, help: 0 };
+const ARITY: Record<string, number> = { 'create-user': 1, 'create-key': 1, 'revoke-key': 1, 'set-plan': 2, 'show-user': 1, 'reset-password': 1, help: 0 };
 
 /** Runs one admin invocation; returns the exit code. */
 export async function run(argv: string[], io: Output): Promise<number> {
@@ -365,6 +394,9 @@ export async function run(argv: string[], io: Output): Promise<number> {
       }
       case 'show-user':
         await showUser(normalizeEmail(args[0]), values.json === true, target, io);
+        break;
+      case 'reset-password':
+        await resetPassword(normalizeEmail(args[0]), target, io);
         break;
     }
     return 0;

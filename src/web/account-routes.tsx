@@ -7,6 +7,7 @@ import { listLiveResults } from '../db/results';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../db/users';
 import type { AppEnv } from '../env';
 import { csrfToken } from '../middleware/csrf-token';
+import { webForm } from '../middleware/web-form';
 import { requireSessionPage } from '../middleware/session';
 import { downloadPath } from '../storage/results';
 import { frameOf, textField } from './frame';
@@ -38,9 +39,9 @@ async function renderAccount(c: Context<AppEnv>, extra: Pick<AccountView, 'newKe
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
   app.get('/account', requireSessionPage, (c) => renderAccount(c, { notice: NOTICES[c.req.query('notice') ?? ''] }));
 
-  app.post('/account/keys', csrf(), requireSessionPage, csrfToken, async (c) => {
+  app.post('/account/keys', csrf(), requireSessionPage, webForm, csrfToken, async (c) => {
     const { userId } = c.get('account');
-    const name = normalizeKeyName(textField(await c.req.parseBody(), 'name'));
+    const name = normalizeKeyName(textField(c, 'name'));
     if (!name) return renderAccount(c, { notice: { kind: 'error', text: 'Give the key a name of 1 to 64 characters.' } }, 422);
     if ((await listApiKeys(c.env.DB, userId)).length >= MAX_LIVE_KEYS) {
       return renderAccount(c, { notice: { kind: 'error', text: `You have ${MAX_LIVE_KEYS} keys: revoke one before creating another.` } }, 422);
@@ -51,7 +52,7 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
     return renderAccount(c, { newKey: { name, key } }, 201);
   });
 
-  app.post('/account/keys/:id/revoke', csrf(), requireSessionPage, csrfToken, async (c) => {
+  app.post('/account/keys/:id/revoke', csrf(), requireSessionPage, webForm, csrfToken, async (c) => {
     const id = Number(c.req.param('id'));
     const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, c.get('account').userId, id, new Date()));
     return c.redirect(`/account?notice=${revoked ? 'revoked' : 'not-found'}`, 303);

@@ -11,11 +11,14 @@ export function frameOf(c: Context<AppEnv>): PageFrame {
   return { email: c.get('session') ? c.get('account').email : null, csrfToken: csrfTokenFor(c) };
 }
 
-/** Form fields as text; a missing field or a file where text belongs reads as ''. */
-export function textField(form: Record<string, unknown>, name: string): string {
-  const value = form[name];
+/** A field of the page's form (web-form middleware) as text; missing, or a file where text belongs, reads as ''. */
+export function textField(c: Context<AppEnv>, name: string): string {
+  const value = c.get('form')?.[name];
   return typeof value === 'string' ? value : '';
 }
+
+// Swagger UI sets style attributes; no other page needs inline styles.
+const swaggerInlineStyles = (c: Context<AppEnv>) => (c.req.path === '/docs' ? "'unsafe-inline'" : "'self'");
 
 // Result previews come from the download host, which SITE_URL may put elsewhere.
 const downloadHost = (c: Context<AppEnv>) => c.get('settings').siteUrl ?? "'self'";
@@ -24,8 +27,7 @@ const pageHeaders = secureHeaders({
   contentSecurityPolicy: {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
-    // Swagger UI sets style attributes; nothing else here needs inline styles.
-    styleSrc: ["'self'", "'unsafe-inline'"],
+    styleSrc: ["'self'", swaggerInlineStyles],
     imgSrc: ["'self'", 'data:', 'blob:', downloadHost],
     objectSrc: ["'none'"],
     baseUri: ["'self'"],

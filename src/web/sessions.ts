@@ -31,9 +31,9 @@ export async function endSession(c: Context<AppEnv>): Promise<void> {
   sessionCookie.clear(c);
 }
 
-/** Where to go after logging in: only a path on this site (never `//host` or `/\host`). */
+/** Where to go after logging in: only a path on this site (never `//host` or `/\host`), nothing a header cannot hold. */
 export function safeNextPath(next: string | undefined): string {
-  if (next && /^\/(?![/\\])[^\s\\]*$/.test(next) && next.length <= 200) return next;
+  if (next && /^\/(?![/\\])[^\s\\\x00-\x1f\x7f]*$/.test(next) && next.length <= 200) return next;
   return '/account';
 }
 

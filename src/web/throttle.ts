@@ -1,42 +1,62 @@
-import { blockedUntil, clearFailures, recordFailure, type ThrottleRule } from '../db/login-throttle';
+import { clearAttempts, giveBackAttempt, takeAttempt, type ThrottleRule } from '../db/login-throttle';
 
 /**
- * Guessing passwords is slowed per account (whoever is guessing) and per client address
- * (whichever accounts it tries). The rules apply to any e-mail typed, registered or not,
- * so being blocked says nothing about whether an account exists.
+ * Guessing passwords is limited per account, per client address, and per account from one
+ * address. The rules apply to any e-mail typed, registered or not, so being refused says
+ * nothing about whether an account exists. The per-account ceiling is higher than the
+ * per-pair one so that one stranger cannot lock someone out: it takes many addresses.
  */
-const WINDOW_MS = 15 * 60_000;
-const FAILURES_PER_ACCOUNT = 5;
-const FAILURES_PER_ADDRESS = 20;
-// Sign-ups from one address per window: slows mass account creation and probing for taken e-mails.
-const SIGN_UPS_PER_ADDRESS = 10;
+const MINUTE = 60_000;
+const WINDOW_MS = 15 * MINUTE;
+const LOG_IN_LIMITS = { accountFromAddress: 5, account: 30, address: 20 };
+// Sign-ups from one address: slows mass account creation and probing for taken e-mails.
+const SIGN_UP_LIMITS = { perWindow: 10, perDay: 30 };
+
+/**
+ * The throttling key of a client address: IPv6 by its /64 (one customer's network, in which a
+ * client can pick any address), IPv4 as it is.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address;
+  const [head, tail = ''] = address.toLowerCase().split('::');
+  const groups = head.split(':').filter(Boolean);
+  const tailGroups = tail.split(':').filter(Boolean);
+  const full = [...groups, ...Array(Math.max(0, 8 - groups.length - tailGroups.length)).fill('0'), ...tailGroups];
+  return `${full.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
 
 const logInRules = (email: string, address: string): ThrottleRule[] => [
-  { subject: `account:${email}`, maxFailures: FAILURES_PER_ACCOUNT },
-  { subject: `address:${address}`, maxFailures: FAILURES_PER_ADDRESS },
+  { subject: `account:${email}|address:${addressKey(address)}`, maxAttempts: LOG_IN_LIMITS.accountFromAddress, windowMs: WINDOW_MS },
+  { subject: `account:${email}`, maxAttempts: LOG_IN_LIMITS.account, windowMs: WINDOW_MS },
+  { subject: `address:${addressKey(address)}`, maxAttempts: LOG_IN_LIMITS.address, windowMs: WINDOW_MS },
 ];
 
-export function logInBlockedUntil(db: D1Database, email: string, address: string, now: Date): Promise<Date | null> {
-  return blockedUntil(db, logInRules(email, address), now);
+/** Counts a log-in attempt; returns when the caller may try again if it is over a limit. */
+export function takeLogInAttempt(db: D1Database, email: string, address: string, now: Date): Promise<Date | null> {
+  return takeAttempt(db, logInRules(email, address), now);
 }
 
-export function recordFailedLogIn(db: D1Database, email: string, address: string, now: Date): Promise<void> {
-  return recordFailure(db, logInRules(email, address).map((rule) => rule.subject), now, WINDOW_MS);
+/** A right password clears the account's counts and gives the address its attempt back. */
+export async function logInSucceeded(db: D1Database, email: string, address: string): Promise<void> {
+  const [pair, account, fromAddress] = logInRules(email, address);
+  await Promise.all([clearAttempts(db, pair.subject), clearAttempts(db, account.subject), giveBackAttempt(db, fromAddress.subject)]);
 }
 
-/** A right password clears the account's count (not the address's: one success must not unlock guessing elsewhere). */
-export function recordSuccessfulLogIn(db: D1Database, email: string): Promise<void> {
-  return clearFailures(db, `account:${email}`);
+export function takeSignUpAttempt(db: D1Database, address: string, now: Date): Promise<Date | null> {
+  const key = addressKey(address);
+  return takeAttempt(
+    db,
+    [
+      { subject: `sign-up:${key}`, maxAttempts: SIGN_UP_LIMITS.perWindow, windowMs: WINDOW_MS },
+      { subject: `sign-up-day:${key}`, maxAttempts: SIGN_UP_LIMITS.perDay, windowMs: 24 * 60 * MINUTE },
+    ],
+    now,
+  );
 }
 
-export function signUpBlockedUntil(db: D1Database, address: string, now: Date): Promise<Date | null> {
-  return blockedUntil(db, [{ subject: `sign-up:${address}`, maxFailures: SIGN_UPS_PER_ADDRESS }], now);
-}
-
-export function recordSignUpAttempt(db: D1Database, address: string, now: Date): Promise<void> {
-  return recordFailure(db, [`sign-up:${address}`], now, WINDOW_MS);
-}
-
-export function minutesUntil(until: Date, now: Date): number {
-  return Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000));
+/** "in 12 minutes", "in 3 hours": when a refused client may try again. */
+export function retryAfterText(until: Date, now: Date): string {
+  const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / MINUTE));
+  if (minutes <= 90) return `in ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return `in ${Math.ceil(minutes / 60)} hours`;
 }

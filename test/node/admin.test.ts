@@ -334,6 +334,29 @@ INSERT INTO daily_usage (user_id, day, used) SELECT id, '2000-01-01', 99 FROM us
     expect(text.stdout).not.toContain(firstKey);
   });
 
+  it('reset-password removes a web password and ends the web sessions; show-user reports both', async () => {
+    await query(
+      sql`INSERT INTO passwords (user_id, hash, updated_at) SELECT id, 'pbkdf2-sha256$100000$AA==$AA==', '2026-01-01T00:00:00.000Z' FROM users WHERE email = 'alice@example.com';
+INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at)
+  SELECT 'live', id, 't', '2026-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z' FROM users WHERE email = 'alice@example.com';
+INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at)
+  SELECT 'expired', id, 't', '2000-01-01T00:00:00.000Z', '2000-01-02T00:00:00.000Z' FROM users WHERE email = 'alice@example.com';`,
+      { persistTo: dir },
+    );
+    expect((await admin('show-user', 'alice@example.com')).stdout).toMatch(/^web password: +set \(1 live session\)$/m);
+
+    const reset = await admin('reset-password', 'Alice@Example.com');
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toMatch(/^alice@example.com: web password removed, 2 web sessions ended\./);
+    const report = JSON.parse((await admin('show-user', 'alice@example.com', '--json')).stdout);
+    expect(report).toMatchObject({ web_password_set: false, web_sessions: 0 });
+    expect((await admin('reset-password', 'alice@example.com')).stdout).toMatch(/had no web password, 0 web sessions ended/);
+
+    const missing = await admin('reset-password', 'nobody@example.com');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no user/);
+  });
+
   it('seeding is idempotent, restores the demo state and refuses --remote', async () => {
     const r = await seedFlow;
     expect(r.remote.code).toBe(2);

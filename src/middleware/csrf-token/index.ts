@@ -8,6 +8,9 @@ import { anonymousCsrfCookie } from '../../web/cookies';
 export const CSRF_FIELD = 'csrf_token';
 export const CSRF_HEADER = 'X-CSRF-Token';
 
+// Tokens are made by randomToken(32); a cookie of any other shape was not set by this site.
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
 /**
  * The token a form of this page must carry: the session's own (synchronizer token) when
  * signed in, else a random one kept in a cookie (double submit), made on first use.
@@ -16,30 +19,23 @@ export function csrfTokenFor(c: Context<AppEnv>): string {
   const session = c.get('session');
   if (session) return session.csrfToken;
   const existing = anonymousCsrfCookie.read(c);
-  if (existing && existing.length >= 32) return existing;
+  if (existing && TOKEN_SHAPE.test(existing)) return existing;
   const token = randomToken();
   anonymousCsrfCookie.write(c, token);
   return token;
 }
 
-async function givenToken(c: Context<AppEnv>): Promise<string | undefined> {
-  const header = c.req.header(CSRF_HEADER);
-  if (header) return header;
-  // Only the page's own url-encoded forms carry the token as a field; uploads send the header.
-  if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header('Content-Type') ?? '')) return undefined;
-  const field = (await c.req.parseBody())[CSRF_FIELD];
-  return typeof field === 'string' ? field : undefined;
-}
-
 /**
- * Every state-changing web request must echo the token (behind hono/csrf's Origin check,
- * which catches cross-site posts even before this runs).
+ * Every state-changing web request must echo the token: forms in their `csrf_token` field
+ * (read by the web-form middleware), the converter's uploads in the X-CSRF-Token header, so
+ * that an upload's body is never parsed here. hono/csrf's Origin check runs before this.
  */
 export const csrfToken = createMiddleware<AppEnv>(async (c, next) => {
   const session = c.get('session');
   const expected = session ? session.csrfToken : anonymousCsrfCookie.read(c);
-  const given = await givenToken(c);
-  if (!expected || !given || !constantTimeEqualText(expected, given)) {
+  const field = c.get('form')?.[CSRF_FIELD];
+  const given = c.req.header(CSRF_HEADER) ?? (typeof field === 'string' ? field : undefined);
+  if (!expected || !TOKEN_SHAPE.test(expected) || !given || !constantTimeEqualText(expected, given)) {
     throw new AppError('FORBIDDEN', 'This form has expired or did not come from this site. Reload the page and try again.');
   }
   await next();
