@@ -70,6 +70,20 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      {
+        // The web pages in headless Chromium against `npm run dev` (test/e2e/browser.ts finds Chromium).
+        // One file at a time, after the other projects: each file starts its own dev server and browser.
+        test: {
+          name: 'browser',
+          root,
+          environment: 'node',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 240_000,
+          fileParallelism: false,
+          maxWorkers: 1,
+        },
+      },
     ],
   },
 });

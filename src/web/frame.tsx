@@ -18,22 +18,23 @@ export function textField(c: Context<AppEnv>, name: string): string {
 }
 
 // Swagger UI sets style attributes; no other page needs inline styles.
-const swaggerInlineStyles = (c: Context<AppEnv>) => (c.req.path === '/docs' ? "'unsafe-inline'" : "'self'");
+const styleSources = (c: Context<AppEnv>) => (c.req.path === '/docs' ? "'self' 'unsafe-inline'" : "'self'");
 
 // Result previews come from the download host, which SITE_URL may put elsewhere.
-const downloadHost = (c: Context<AppEnv>) => c.get('settings').siteUrl ?? "'self'";
+const imageSources = (c: Context<AppEnv>) => ["'self'", 'data:', 'blob:', c.get('settings').siteUrl].filter(Boolean).join(' ');
 
 const pageHeaders = secureHeaders({
   contentSecurityPolicy: {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
-    styleSrc: ["'self'", swaggerInlineStyles],
-    imgSrc: ["'self'", 'data:', 'blob:', downloadHost],
+    styleSrc: [styleSources],
+    imgSrc: [imageSources],
     objectSrc: ["'none'"],
     baseUri: ["'self'"],
     formAction: ["'self'"],
     frameAncestors: ["'none'"],
   },
+  xFrameOptions: 'DENY',
 });
 
 /**

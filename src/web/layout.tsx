@@ -80,12 +80,24 @@ export function Notice({ kind, children }: { kind: 'error' | 'success'; children
   );
 }
 
-export function Field({ label, children, hint }: { label: string; children: Child; hint?: string }) {
+/**
+ * A visible label for the control `children`, which must carry `id={id}` (and, with a hint,
+ * `aria-describedby={hintId(id)}`): the hint is read as a description, not as part of the name.
+ */
+export function Field({ label, id, children, hint }: { label: string; id: string; children: Child; hint?: string }) {
   return (
-    <label class="field">
-      <span class="label">{label}</span>
+    <div class="field">
+      <label class="label" for={id}>
+        {label}
+      </label>
       {children}
-      {hint ? <span class="hint">{hint}</span> : null}
-    </label>
+      {hint ? (
+        <span class="hint" id={hintId(id)}>
+          {hint}
+        </span>
+      ) : null}
+    </div>
   );
 }
+
+export const hintId = (id: string) => `${id}-hint`;

@@ -49,7 +49,7 @@ describe('API keys on the account page', () => {
     const later = await (await browser.get('/account')).text();
     expect(later).not.toContain(key!);
     expect(later).toContain(`<code>${key!.slice(0, 12)}…</code>`);
-    expect(later).toContain('<td>laptop</td>');
+    expect(later).toContain('<td data-label="Name">laptop</td>');
     // Only the hash is stored.
     const stored = await env.DB.prepare('SELECT key_hash FROM api_keys WHERE name = ?1 AND user_id = ?2').bind('laptop', owner.id).first<{ key_hash: string }>();
     expect(stored?.key_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -65,7 +65,7 @@ describe('API keys on the account page', () => {
     await expectFailure(await api('/api/v1/me', { key: owner.key }), 401, 'UNAUTHORIZED');
     const page = await (await browser.get('/account?notice=revoked')).text();
     expect(page).toContain('The key was revoked.');
-    expect(page).not.toContain('<td>test</td>');
+    expect(page).not.toContain('<td data-label="Name">test</td>');
   });
 
   it("cannot revoke someone else's key", async () => {
@@ -210,11 +210,13 @@ describe('pages', () => {
       expect(response.headers.get('Content-Security-Policy')).toMatch(/frame-ancestors 'none'/);
       const html = await response.text();
       expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
-      // Every visible input sits inside a <label> with text (the layout's Field component).
-      for (const input of html.match(/<(input|select)\b[^>]*>/g) ?? []) {
-        if (/type="(hidden|submit)"/.test(input)) continue;
-        const before = html.slice(0, html.indexOf(input));
-        expect(before.lastIndexOf('<label'), `${path}: ${input}`).toBeGreaterThan(before.lastIndexOf('</label>'));
+      // Every visible control has a label: <label for="its id"> with text, or a <label> around it.
+      for (const control of html.match(/<(input|select)\b[^>]*>/g) ?? []) {
+        if (/type="(hidden|submit)"/.test(control)) continue;
+        const id = /\bid="([^"]+)"/.exec(control)?.[1];
+        const before = html.slice(0, html.indexOf(control));
+        const wrapped = before.lastIndexOf('<label') > before.lastIndexOf('</label>');
+        expect(wrapped || (id !== undefined && new RegExp(`<label[^>]*for="${id}"[^>]*>[^<]+</label>`).test(html)), `${path}: ${control}`).toBe(true);
       }
       // No script or stylesheet from another host.
       expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="(https?:)?\/\//);

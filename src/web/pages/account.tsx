@@ -68,7 +68,7 @@ function KeyTable({ keys, csrfToken }: { keys: ApiKeyRow[]; csrfToken: string })
   if (keys.length === 0) return <p>You have no API keys yet.</p>;
   return (
     <div class="scroll">
-      <table class="keys">
+      <table class="stacked">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -83,13 +83,13 @@ function KeyTable({ keys, csrfToken }: { keys: ApiKeyRow[]; csrfToken: string })
         <tbody>
           {keys.map((key) => (
             <tr>
-              <td>{key.name}</td>
-              <td>
+              <td data-label="Name">{key.name}</td>
+              <td data-label="Prefix">
                 <code>{key.prefix}…</code>
               </td>
-              <td>{formatDate(key.created_at)}</td>
-              <td>{key.last_used_at ? formatDate(key.last_used_at) : 'never'}</td>
-              <td>
+              <td data-label="Created">{formatDate(key.created_at)}</td>
+              <td data-label="Last used">{key.last_used_at ? formatDate(key.last_used_at) : 'never'}</td>
+              <td class="actions-cell">
                 <form method="post" action={`/account/keys/${key.id}/revoke`}>
                   <CsrfField token={csrfToken} />
                   <button type="submit" class="danger">
@@ -109,7 +109,7 @@ function RecentResults({ results }: { results: AccountView['results'] }) {
   if (results.length === 0) return <p>No conversions in the last day. Results can be downloaded until their link expires.</p>;
   return (
     <div class="scroll">
-      <table>
+      <table class="stacked">
         <thead>
           <tr>
             <th scope="col">File</th>
@@ -122,17 +122,17 @@ function RecentResults({ results }: { results: AccountView['results'] }) {
         <tbody>
           {results.map((result) => (
             <tr>
-              <td>
+              <td data-label="File">
                 <a href={result.downloadUrl} download={result.filename}>
                   {result.filename}
                 </a>
               </td>
-              <td>{result.operation}</td>
-              <td>
+              <td data-label="Operation">{result.operation}</td>
+              <td data-label="Size">
                 {result.width}×{result.height}, {formatBytes(result.size)}
               </td>
-              <td>{formatDate(result.created_at)}</td>
-              <td>{formatDate(result.expires_at)}</td>
+              <td data-label="Made">{formatDate(result.created_at)}</td>
+              <td data-label="Link expires">{formatDate(result.expires_at)}</td>
             </tr>
           ))}
         </tbody>
@@ -156,8 +156,8 @@ export function AccountPage({ frame, summary, keys, results, newKey, notice }: A
         <KeyTable keys={keys} csrfToken={frame.csrfToken} />
         <form method="post" action="/account/keys" class="inline-form">
           <CsrfField token={frame.csrfToken} />
-          <Field label="Key name">
-            <input type="text" name="name" required maxlength={64} placeholder="e.g. laptop, CI, website" />
+          <Field label="Key name" id="key-name">
+            <input id="key-name" type="text" name="name" required maxlength={64} placeholder="e.g. laptop, CI, website" />
           </Field>
           <button type="submit">Create API key</button>
         </form>

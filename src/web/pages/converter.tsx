@@ -1,5 +1,5 @@
 import type { AccountSummary } from '../../account';
-import { Field, Layout, type PageFrame } from '../layout';
+import { Field, hintId, Layout, type PageFrame } from '../layout';
 
 function QuotaLine({ quota }: { quota: AccountSummary['quota'] }) {
   return (
@@ -35,21 +35,21 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
       </noscript>
       <form id="converter" class="stack" data-max-bytes={summary.quota.max_file_size_mb * 1024 * 1024}>
         <div class="drop-zone" id="drop-zone">
-          <Field label="Image" hint="JPEG, PNG, WebP or AVIF. Choose a file or drop it here.">
-            <input type="file" name="file" accept="image/jpeg,image/png,image/webp,image/avif,.jpg,.jpeg,.png,.webp,.avif" required />
+          <Field label="Image" id="image" hint="JPEG, PNG, WebP or AVIF. Choose a file or drop it here.">
+            <input id="image" aria-describedby={hintId('image')} type="file" name="file" accept="image/jpeg,image/png,image/webp,image/avif,.jpg,.jpeg,.png,.webp,.avif" required />
           </Field>
         </div>
         <div class="row">
-          <Field label="Operation">
-            <select name="operation">
+          <Field label="Operation" id="operation">
+            <select id="operation" name="operation">
               <option value="convert">Convert</option>
               <option value="crop">Crop</option>
               <option value="resize">Resize</option>
               <option value="remove-metadata">Remove metadata</option>
             </select>
           </Field>
-          <Field label="Format">
-            <select name="format">
+          <Field label="Format" id="format">
+            <select id="format" name="format">
               <option value="">Same as input</option>
               <option value="webp" selected>
                 WebP
@@ -59,35 +59,35 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
               <option value="png">PNG</option>
             </select>
           </Field>
-          <Field label="Quality" hint="1-100, default 80. Ignored for PNG.">
-            <input type="number" name="quality" min={1} max={100} step={1} inputmode="numeric" />
+          <Field label="Quality" id="quality" hint="1-100, default 80. Ignored for PNG.">
+            <input id="quality" aria-describedby={hintId('quality')} type="number" name="quality" min={1} max={100} step={1} inputmode="numeric" />
           </Field>
         </div>
         <fieldset data-operation="crop" hidden>
           <legend>Crop region, in pixels</legend>
           <div class="row">
-            <Field label="Left">
-              <input type="number" name="x" min={0} step={1} value="0" inputmode="numeric" />
+            <Field label="Left" id="crop-x">
+              <input id="crop-x" type="number" name="x" min={0} step={1} value="0" inputmode="numeric" />
             </Field>
-            <Field label="Top">
-              <input type="number" name="y" min={0} step={1} value="0" inputmode="numeric" />
+            <Field label="Top" id="crop-y">
+              <input id="crop-y" type="number" name="y" min={0} step={1} value="0" inputmode="numeric" />
             </Field>
-            <Field label="Crop width">
-              <input type="number" name="width" min={1} step={1} inputmode="numeric" />
+            <Field label="Crop width" id="crop-width">
+              <input id="crop-width" type="number" name="width" min={1} step={1} inputmode="numeric" />
             </Field>
-            <Field label="Crop height">
-              <input type="number" name="height" min={1} step={1} inputmode="numeric" />
+            <Field label="Crop height" id="crop-height">
+              <input id="crop-height" type="number" name="height" min={1} step={1} inputmode="numeric" />
             </Field>
           </div>
         </fieldset>
         <fieldset data-operation="resize" hidden>
           <legend>New size, in pixels (give one side or both)</legend>
           <div class="row">
-            <Field label="Width">
-              <input type="number" name="width" min={1} max={12000} step={1} inputmode="numeric" />
+            <Field label="Width" id="resize-width">
+              <input id="resize-width" type="number" name="width" min={1} max={12000} step={1} inputmode="numeric" />
             </Field>
-            <Field label="Height">
-              <input type="number" name="height" min={1} max={12000} step={1} inputmode="numeric" />
+            <Field label="Height" id="resize-height">
+              <input id="resize-height" type="number" name="height" min={1} max={12000} step={1} inputmode="numeric" />
             </Field>
             <label class="check">
               <input type="checkbox" name="keep_aspect_ratio" checked /> Keep aspect ratio

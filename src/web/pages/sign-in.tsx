@@ -1,6 +1,6 @@
 import type { Child } from 'hono/jsx';
 import { MIN_PASSWORD_LENGTH } from '../../auth/passwords';
-import { CsrfField, Field, Layout, Notice, type PageFrame } from '../layout';
+import { CsrfField, Field, hintId, Layout, Notice, type PageFrame } from '../layout';
 
 interface FormState {
   frame: PageFrame;
@@ -11,11 +11,13 @@ interface FormState {
 function CredentialFields({ email, newPassword }: { email?: string; newPassword: boolean }) {
   return (
     <>
-      <Field label="Email">
-        <input type="email" name="email" value={email ?? ''} autocomplete="email" required maxlength={254} />
+      <Field label="Email" id="email">
+        <input id="email" type="email" name="email" value={email ?? ''} autocomplete="email" required maxlength={254} />
       </Field>
-      <Field label="Password" hint={newPassword ? `At least ${MIN_PASSWORD_LENGTH} characters.` : undefined}>
+      <Field label="Password" id="password" hint={newPassword ? `At least ${MIN_PASSWORD_LENGTH} characters.` : undefined}>
         <input
+          id="password"
+          aria-describedby={newPassword ? hintId('password') : undefined}
           type="password"
           name="password"
           autocomplete={newPassword ? 'new-password' : 'current-password'}
@@ -51,8 +53,8 @@ export function SignUpPage({ frame, email, error, apiKeyOpen }: FormState & { ap
           <p class="hint">
             If the operator made your account and gave you an API key, enter it here to set your password. A key proves the account is yours.
           </p>
-          <Field label="API key">
-            <input type="text" name="api_key" autocomplete="off" spellcheck={false} maxlength={200} />
+          <Field label="API key" id="api-key">
+            <input id="api-key" type="text" name="api_key" autocomplete="off" spellcheck={false} maxlength={200} />
           </Field>
         </details>
         <button type="submit">Sign up</button>

@@ -1,0 +1,559 @@
+/// <reference types="node" />
+/**
+ * The web pages end to end: a real headless Chromium against `npm run dev` (wrangler dev).
+ * One dev server and one browser for the whole file; each user has their own browser context.
+ *
+ *   npx vitest run --config test/vitest.config.ts --project browser
+ *
+ * Screenshots (desktop 1280x800 and phone 390x844) go to test-output/screenshots/.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startDevServer, type DevServer } from '../node/dev-server.ts';
+import { BROWSER_SKIP, assertChromium, launchBrowser, screenshot, type StorageState } from './browser.ts';
+import {
+  PASSWORD,
+  Pacer,
+  SMALL_JPEG,
+  SMALL_JPEG_SIZE,
+  accountFacts,
+  api,
+  clickAndLoad,
+  convertInPage,
+  createKeyInPage,
+  downloadLink,
+  fillConverter,
+  imageForm,
+  keyRow,
+  quotaFromFacts,
+  resultSection,
+  signUp,
+  sleep,
+  smallJpegBytes,
+  submitLogin,
+  uniqueEmail,
+} from './helpers.ts';
+
+const DAILY_LIMIT_MESSAGE =
+  'Daily limit reached: the free plan allows 15 conversions per day and 0 remain today.';
+
+describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
+  let server: DevServer;
+  let browser: Browser;
+  let url: string;
+  /** Uncaught script errors and failed page resources (scripts, styles, images, fonts), from every page. */
+  const pageProblems: string[] = [];
+
+  beforeAll(async () => {
+    assertChromium(); // under CI=true a missing Chromium fails here, before the server starts
+    browser = await launchBrowser(); // first: afterAll closes it even if the server fails to start
+    server = await startDevServer();
+    url = server.url;
+  });
+
+  afterAll(async () => {
+    await browser?.close().catch((error) => console.error('closing the browser failed:', error));
+    await server?.stop();
+  });
+
+  // A failing test shows what the dev server printed meanwhile (a 500's stack, say).
+  beforeEach(({ onTestFailed }) => {
+    const from = server?.output().length ?? 0;
+    onTestFailed(() => {
+      const printed = server?.output().slice(from) ?? '';
+      if (printed) console.error(`dev server output during this test (last 8 kB):\n${printed.slice(-8_000)}`);
+    });
+  });
+
+  /** A fresh desktop context whose pages report script errors and broken resources (closed with the browser). */
+  async function newContext(storageState?: StorageState): Promise<BrowserContext> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState });
+    context.on('page', watchPage);
+    return context;
+  }
+
+  function watchPage(page: Page) {
+    page.on('pageerror', (error) => pageProblems.push(`${page.url()}: uncaught ${error.message}`));
+    page.on('response', (response) => {
+      const type = response.request().resourceType();
+      if (response.status() >= 400 && ['script', 'stylesheet', 'image', 'font'].includes(type)) {
+        pageProblems.push(`${page.url()}: ${type} ${response.url()} answered ${response.status()}`);
+      }
+    });
+    page.on('requestfailed', (request) => {
+      // ERR_ABORTED: a load cut short by the next navigation (or a 4xx/5xx already reported above).
+      if (request.resourceType() !== 'document' && request.failure()?.errorText !== 'net::ERR_ABORTED') pageProblems.push(`${page.url()}: ${request.url()} failed: ${request.failure()?.errorText}`);
+    });
+  }
+
+  const sessionCookie = async (context: BrowserContext) => {
+    const cookie = (await context.cookies(url)).find((c) => c.name === 'session' || c.name === '__Host-session');
+    if (!cookie) throw new Error(`no session cookie; cookies: ${JSON.stringify(await context.cookies(url))}`);
+    return cookie;
+  };
+
+  // The main Free user (keys, converter, errors); the quota user and the security user are separate.
+  const userA = { email: uniqueEmail('keys'), pacer: new Pacer() };
+  let contextA: BrowserContext;
+  let pageA: Page;
+  let keyA: string; // a live key of user A, for /me checks
+
+  it('home, sign-up and log-in pages: headings, labelled fields, the logged-out nav', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${url}/`);
+    expect(await page.locator('h1').count()).toBe(1);
+    expect((await page.locator('h1').innerText()).trim()).not.toBe('');
+    expect(await page.getByRole('link', { name: 'API reference' }).first().getAttribute('href')).toMatch(/\/docs$/);
+    expect(await page.getByRole('link', { name: 'Sign up' }).first().getAttribute('href')).toMatch(/\/signup$/);
+    expect(await page.getByRole('link', { name: 'Log in' }).first().getAttribute('href')).toMatch(/\/login$/);
+    const nav = page.getByRole('navigation');
+    await expect.poll(() => nav.getByRole('link', { name: 'Sign up' }).count()).toBeGreaterThan(0);
+    expect(await nav.getByRole('link', { name: 'Log in' }).count()).toBeGreaterThan(0);
+    expect(await nav.getByRole('link', { name: 'Account' }).count()).toBe(0);
+
+    await page.goto(`${url}/signup`);
+    expect(await page.getByLabel('Email').getAttribute('type')).toBe('email');
+    expect(await page.getByLabel('Password').getAttribute('type')).toBe('password');
+    expect(await page.getByLabel('Email').getAttribute('name')).toBe('email');
+    expect(await page.getByLabel('Password').getAttribute('name')).toBe('password');
+    const details = page.locator('details').filter({ hasText: 'Account created by the operator?' });
+    expect(await details.count()).toBe(1);
+    expect(await details.getByLabel('API key').getAttribute('name')).toBe('api_key');
+    expect(await page.locator('form input[type=hidden][name=csrf_token]').count()).toBeGreaterThan(0);
+
+    await page.goto(`${url}/login`);
+    expect(await page.getByLabel('Email').getAttribute('name')).toBe('email');
+    expect(await page.getByLabel('Password').getAttribute('type')).toBe('password');
+    expect(await page.getByRole('button', { name: 'Log in', exact: true }).count()).toBe(1);
+
+    // Pages that need a session send the browser to the log-in page.
+    for (const path of ['/account', '/convert']) {
+      await page.goto(`${url}${path}`);
+      expect(new URL(page.url()).pathname, path).toBe('/login');
+      expect(new URL(page.url()).searchParams.get('next'), path).toBe(path);
+    }
+  });
+
+  it('signs up a Free user: weak password and taken e-mail are refused in the page, success lands on /account', async () => {
+    contextA = await newContext();
+    pageA = await contextA.newPage();
+
+    await pageA.goto(`${url}/signup`);
+    await pageA.getByLabel('Email').fill(userA.email);
+    await pageA.getByLabel('Password').fill('short');
+    // The browser's own check (minlength) would stop the post; switch it off to reach the server's.
+    await pageA.locator('form').filter({ has: pageA.getByLabel('Password') }).evaluate((form) => form.setAttribute('novalidate', ''));
+    await pageA.getByRole('button', { name: 'Sign up', exact: true }).click();
+    await pageA.getByRole('alert').filter({ hasText: 'Choose a password of at least 10 characters' }).waitFor();
+    expect(new URL(pageA.url()).pathname).not.toBe('/account');
+
+    await signUp(pageA, url, userA.email);
+    expect(new URL(pageA.url()).pathname).toBe('/account');
+    expect((await pageA.locator('h1').innerText()).trim()).toBe('Account');
+    const nav = pageA.getByRole('navigation');
+    expect(await nav.getByRole('link', { name: 'Converter' }).getAttribute('href')).toMatch(/\/convert$/);
+    expect(await nav.getByRole('link', { name: 'Account' }).getAttribute('href')).toMatch(/\/account$/);
+    expect(await nav.getByRole('button', { name: 'Log out' }).count()).toBe(1);
+    const facts = await accountFacts(pageA);
+    expect(facts).toMatchObject({ Email: userA.email, Plan: 'Free' });
+    expect(facts['Rate limit']).toContain('2 requests per second');
+    expect(facts['Max file size']).toContain('10 MB');
+    expect(quotaFromFacts(facts)).toEqual({ used: 0, max: 15, remaining: 15 });
+
+    // The same e-mail again, from a logged-out context.
+    const other = await (await newContext()).newPage();
+    await other.goto(`${url}/signup`);
+    await other.getByLabel('Email').fill(userA.email);
+    await other.getByLabel('Password').fill(PASSWORD);
+    await other.getByRole('button', { name: 'Sign up', exact: true }).click();
+    await other.getByRole('alert').filter({ hasText: 'already has an account' }).waitFor();
+    expect(new URL(other.url()).pathname).not.toBe('/account');
+  });
+
+  it('creates an API key in the page that works with the API, matches /me, is shown once, and is dead once revoked', async () => {
+    await pageA.goto(`${url}/account`);
+    const key = await createKeyInPage(pageA, 'laptop');
+    // "Copy" puts the key on the clipboard.
+    await contextA.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    await pageA.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => pageA.evaluate('navigator.clipboard.readText()')).toBe(key);
+    const row = keyRow(pageA, 'laptop');
+    expect(await row.count()).toBe(1);
+    expect(await row.innerText()).toContain(key.slice(0, 12));
+
+    const me = await api(url, '/api/v1/me', key, userA.pacer);
+    expect(me.status).toBe(200);
+    expect(me.body.data.user).toMatchObject({ email: userA.email, plan: 'free' });
+    await pageA.goto(`${url}/account`);
+    const facts = await accountFacts(pageA);
+    expect(quotaFromFacts(facts)).toEqual({
+      used: me.body.data.quota.daily_used,
+      max: me.body.data.quota.daily_max,
+      remaining: me.body.data.quota.daily_remaining,
+    });
+    expect(facts['Rate limit']).toContain(`${me.body.data.rate_limit.requests_per_second} requests per second`);
+    expect(facts['Max file size']).toContain(`${me.body.data.quota.max_file_size_mb} MB`);
+
+    // Shown once: a fresh GET of /account has neither the banner nor the key anywhere in it.
+    expect(await pageA.locator('#new-api-key').count()).toBe(0);
+    expect(await pageA.content()).not.toContain(key);
+    await pageA.reload();
+    expect(await pageA.locator('#new-api-key').count()).toBe(0);
+    expect(await pageA.content()).not.toContain(key);
+    expect(await keyRow(pageA, 'laptop').count()).toBe(1);
+
+    // Revoke it with the button in its row.
+    pageA.once('dialog', (dialog) => void dialog.accept());
+    await clickAndLoad(pageA, keyRow(pageA, 'laptop').getByRole('button', { name: 'Revoke' }));
+    await expect.poll(() => keyRow(pageA, 'laptop').count(), { timeout: 15_000 }).toBe(0);
+    const revoked = await api(url, '/api/v1/me', key, userA.pacer);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error.code).toBe('UNAUTHORIZED');
+
+    // A second key for the checks below.
+    await pageA.goto(`${url}/account`);
+    keyA = await createKeyInPage(pageA, 'checks');
+    expect((await api(url, '/api/v1/me', keyA, userA.pacer)).status).toBe(200);
+  });
+
+  it('converts, crops and resizes an image in the page; the preview loads and the download is the real file', async () => {
+    // A fresh context: opening /convert logged out goes through the log-in page and back.
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${url}/convert`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await submitLogin(page, userA.email, PASSWORD);
+    expect(new URL(page.url()).pathname).toBe('/convert');
+
+    // The form as the contract describes it.
+    const operation = page.getByLabel('Operation');
+    const options = await operation.locator('option').evaluateAll((list) => list.map((o: any) => [o.value, o.textContent.trim()]));
+    expect(options).toEqual([['convert', 'Convert'], ['crop', 'Crop'], ['resize', 'Resize'], ['remove-metadata', 'Remove metadata']]);
+    const formats = await page.getByLabel('Format').locator('option').evaluateAll((list) => list.map((o: any) => [o.value, o.textContent.trim()]));
+    expect(formats).toEqual([['', 'Same as input'], ['webp', 'WebP'], ['avif', 'AVIF'], ['jpg', 'JPEG'], ['png', 'PNG']]);
+    expect(await page.getByLabel(/^Image/).getAttribute('type')).toBe('file');
+    expect(await page.getByLabel('Quality').getAttribute('type')).toBe('number');
+    await operation.selectOption('convert');
+    expect(await page.getByLabel('Left', { exact: true }).isVisible()).toBe(false);
+    expect(await page.getByLabel('Width', { exact: true }).isVisible()).toBe(false);
+    await operation.selectOption('crop');
+    for (const label of ['Left', 'Top', 'Crop width', 'Crop height']) expect(await page.getByLabel(label, { exact: true }).isVisible(), label).toBe(true);
+    expect(await page.getByLabel('Width', { exact: true }).isVisible()).toBe(false);
+    await operation.selectOption('resize');
+    for (const label of ['Width', 'Height', 'Keep aspect ratio']) expect(await page.getByLabel(label, { exact: true }).isVisible(), label).toBe(true);
+    expect(await page.getByLabel('Left', { exact: true }).isVisible()).toBe(false);
+
+    // Convert to WebP, with the upload held back 1.5 s so the progress indicator is sure to show.
+    await fillConverter(page, { file: SMALL_JPEG, operation: 'convert', format: 'webp' });
+    await page.route(`${url}/**`, async (route) => {
+      if (route.request().method() === 'POST') await sleep(1_500);
+      await route.continue();
+    });
+    await userA.pacer.turn();
+    await page.getByRole('button', { name: 'Convert', exact: true }).click();
+    const progress = page.locator('progress');
+    await progress.waitFor({ state: 'visible', timeout: 5_000 });
+    const status = page.getByRole('status').filter({ hasText: 'Converting…' });
+    expect(await status.count()).toBeGreaterThan(0);
+    const link = downloadLink(page);
+    await link.waitFor({ state: 'visible', timeout: 60_000 });
+    await page.unrouteAll();
+    await expect.poll(() => progress.isVisible()).toBe(false);
+    expect(await page.getByRole('alert').filter({ hasText: /\S/ }).count()).toBe(0);
+
+    const result = resultSection(page);
+    const resultText = (await result.innerText()).replace(/\s+/g, ' ');
+    expect(resultText).toMatch(/webp/i);
+    expect(resultText).toMatch(new RegExp(`${SMALL_JPEG_SIZE.width}\\s*[×x]\\s*${SMALL_JPEG_SIZE.height}`));
+    expect(resultText).toMatch(/\d[\d,.]*\s*(bytes|B|kB|KB|KiB)\b/);
+    const preview = page.getByAltText('Preview of the result');
+    await expect
+      .poll(() => preview.evaluate((img: any) => (img.complete ? img.naturalWidth : 0)), { timeout: 20_000 })
+      .toBe(SMALL_JPEG_SIZE.width);
+
+    const href = (await link.getAttribute('href'))!;
+    expect(new URL(href, url).pathname).toMatch(/^\/download\/[0-9a-f]{32}\/webp\/Canon_40D\.webp$/);
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('Canon_40D.webp');
+    const bytes = readFileSync((await download.path())!);
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(bytes.subarray(8, 12).toString('latin1')).toBe('WEBP');
+    expect(bytes.readUInt32LE(4) + 8).toBe(bytes.length);
+
+    // Crop 40x30 at (10, 5), and resize to 50 px wide (the height follows: 34).
+    const crop = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'crop', format: '', crop: { x: 10, y: 5, width: 40, height: 30 } });
+    expect(crop.ok, JSON.stringify(crop)).toBe(true);
+    if (crop.ok) {
+      expect(crop.text).toMatch(/40\s*[×x]\s*30/);
+      expect(crop.text).toMatch(/jpe?g/i);
+    }
+    await expect.poll(() => preview.evaluate((img: any) => (img.complete ? img.naturalWidth : 0)), { timeout: 20_000 }).toBe(40);
+
+    const resize = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'resize', format: 'png', resize: { width: 50, keepAspectRatio: true } });
+    expect(resize.ok, JSON.stringify(resize)).toBe(true);
+    if (resize.ok) {
+      expect(resize.text).toMatch(/50\s*[×x]\s*34/);
+      expect(resize.text).toMatch(/png/i);
+      expect(new URL(resize.href, url).pathname).toMatch(/\/png\/Canon_40D\.png$/);
+    }
+    await expect.poll(() => preview.evaluate((img: any) => (img.complete ? img.naturalHeight : 0)), { timeout: 20_000 }).toBe(34);
+
+    // The three conversions are on the account page, and in /me.
+    const me = await api(url, '/api/v1/me', keyA, userA.pacer);
+    expect(me.body.data.quota.daily_used).toBe(3);
+    await page.goto(`${url}/account`);
+    expect(quotaFromFacts(await accountFacts(page))).toEqual({ used: 3, max: 15, remaining: 12 });
+    const recent = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Recent conversions' }) });
+    expect(await recent.getByRole('link', { name: /Canon_40D\.webp/ }).count()).toBeGreaterThan(0);
+    expect(await recent.getByRole('link', { name: /Canon_40D\.png/ }).count()).toBeGreaterThan(0);
+  });
+
+  it("shows the API's own messages for an unsupported file, an oversized file and a bad crop, and failures spend no quota", async () => {
+    const page = await contextA.newPage();
+    await page.goto(`${url}/convert`);
+    const before = await api(url, '/api/v1/me', keyA, userA.pacer);
+    expect(before.status).toBe(200);
+
+    const text = Buffer.from('This is a text file, not an image.\n'.repeat(20));
+    const apiText = await api(url, '/api/v1/convert', keyA, userA.pacer, () => imageForm(text, 'notes.png', { format: 'webp' }));
+    expect(apiText.status).toBe(422);
+    expect(apiText.body.error.code).toBe('UNSUPPORTED_FORMAT');
+    const unsupported = await convertInPage(page, userA.pacer, { file: { name: 'notes.png', mimeType: 'image/png', buffer: text }, operation: 'convert', format: 'webp' });
+    expect(unsupported).toEqual({ ok: false, alert: expect.stringContaining(apiText.body.error.message) });
+    expect(unsupported.ok || unsupported.alert).not.toMatch(/[{}]|"code"|UNSUPPORTED_FORMAT/);
+
+    const big = Buffer.alloc(11 * 1024 * 1024, 7);
+    Buffer.from('89504e470d0a1a0a', 'hex').copy(big);
+    const apiBig = await api(url, '/api/v1/convert', keyA, userA.pacer, () => imageForm(big, 'big.png', { format: 'webp' }));
+    expect(apiBig.status).toBe(422);
+    expect(apiBig.body.error).toMatchObject({ code: 'FILE_TOO_LARGE', message: expect.stringContaining('larger than the 10 MB') });
+    const tooLarge = await convertInPage(page, userA.pacer, { file: { name: 'big.png', mimeType: 'image/png', buffer: big }, operation: 'convert', format: 'webp' });
+    expect(tooLarge).toEqual({ ok: false, alert: expect.stringContaining(apiBig.body.error.message) });
+    // The page checks the size before uploading; with its limit raised the server's refusal shows the same way.
+    let raised = false;
+    await page.route(`${url}/convert`, async (route) => {
+      const response = await route.fetch();
+      const html = await response.text();
+      raised = /data-max-bytes="\d+"/.test(html);
+      await route.fulfill({ response, body: html.replace(/data-max-bytes="\d+"/, `data-max-bytes="${1024 ** 3}"`) });
+    });
+    await page.goto(`${url}/convert`);
+    await page.unrouteAll();
+    expect(raised, 'the converter form carries its size limit in data-max-bytes').toBe(true);
+    const refused = page.waitForResponse((response) => response.request().method() === 'POST');
+    const tooLargeOnServer = await convertInPage(page, userA.pacer, { file: { name: 'big.png', mimeType: 'image/png', buffer: big }, operation: 'convert', format: 'webp' });
+    expect((await refused).status()).toBe(422);
+    expect(tooLargeOnServer).toEqual({ ok: false, alert: expect.stringContaining(apiBig.body.error.message) });
+
+    const region = { x: 90, y: 0, width: 40, height: 30 };
+    const apiCrop = await api(url, '/api/v1/crop', keyA, userA.pacer, () => imageForm(smallJpegBytes(), 'Canon_40D.jpg', region));
+    expect(apiCrop.status).toBe(422);
+    const badCrop = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'crop', format: '', crop: region });
+    expect(badCrop).toEqual({ ok: false, alert: expect.stringContaining(apiCrop.body.error.message) });
+
+    const after = await api(url, '/api/v1/me', keyA, userA.pacer);
+    expect(after.body.data.quota.daily_used).toBe(before.body.data.quota.daily_used);
+    await page.goto(`${url}/account`);
+    expect(quotaFromFacts(await accountFacts(page)).used).toBe(before.body.data.quota.daily_used);
+    await page.close();
+  });
+
+  it('shares the Free daily quota between page and API: 15 succeed, the 16th is refused in both places', async () => {
+    const pacer = new Pacer();
+    const email = uniqueEmail('quota');
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, url, email);
+    const key = await createKeyInPage(page, 'quota');
+    await page.goto(`${url}/convert`);
+
+    // Alternate: 8 conversions in the page, 7 through the API.
+    let pageCount = 0;
+    let apiCount = 0;
+    for (let i = 1; i <= 15; i++) {
+      if (i % 2 === 1) {
+        const outcome = await convertInPage(page, pacer, { file: SMALL_JPEG, operation: 'convert', format: 'webp' });
+        expect(outcome.ok, `conversion ${i} (page): ${JSON.stringify(outcome)}`).toBe(true);
+        pageCount++;
+      } else {
+        const answer = await api(url, '/api/v1/convert', key, pacer, () => imageForm(smallJpegBytes(), 'Canon_40D.jpg', { format: 'png' }));
+        expect(answer.status, `conversion ${i} (API): ${JSON.stringify(answer.body)}`).toBe(200);
+        expect(answer.headers.get('x-ratelimit-remaining')).toBe(String(15 - i));
+        apiCount++;
+      }
+    }
+    expect([pageCount, apiCount]).toEqual([8, 7]);
+
+    const refusedInPage = await convertInPage(page, pacer, { file: SMALL_JPEG, operation: 'convert', format: 'webp' });
+    expect(refusedInPage.ok).toBe(false);
+    if (!refusedInPage.ok) {
+      expect(refusedInPage.alert).toContain(DAILY_LIMIT_MESSAGE);
+      expect(refusedInPage.alert).not.toMatch(/[{}]|"code"|DAILY_LIMIT_REACHED/);
+    }
+    const refusedByApi = await api(url, '/api/v1/convert', key, pacer, () => imageForm(smallJpegBytes(), 'Canon_40D.jpg', { format: 'png' }));
+    expect(refusedByApi.status).toBe(429);
+    expect(refusedByApi.body.error.code).toBe('DAILY_LIMIT_REACHED');
+    expect(refusedByApi.body.error.message).toContain(DAILY_LIMIT_MESSAGE);
+
+    const me = await api(url, '/api/v1/me', key, pacer);
+    expect(me.body.data.quota).toMatchObject({ daily_used: 15, daily_remaining: 0, daily_max: 15 });
+    await page.goto(`${url}/account`);
+    const facts = await accountFacts(page);
+    expect(quotaFromFacts(facts)).toEqual({ used: 15, max: 15, remaining: 0 });
+    expect(facts['Used today']).toMatch(/^15 of 15\b/);
+  });
+
+  it('refuses form posts without the CSRF token, ends sessions on log-out, and words log-in failures alike', async () => {
+    const email = uniqueEmail('security');
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, url, email);
+    const cookie = await sessionCookie(context);
+    expect(cookie).toMatchObject({ name: 'session', httpOnly: true, sameSite: 'Lax', secure: false });
+    const cookieHeader = `${cookie.name}=${cookie.value}`;
+    const getAccount = () => fetch(`${url}/account`, { headers: { Cookie: cookieHeader }, redirect: 'manual' });
+
+    // The key form's action and token, as the page has them.
+    const form = page.locator('form').filter({ has: page.getByLabel('Key name') });
+    const action = new URL((await form.getAttribute('action')) ?? '/account/keys', url).pathname;
+    expect(action).toBe('/account/keys');
+    const token = await form.locator('input[name=csrf_token]').inputValue();
+    expect(token.length).toBeGreaterThanOrEqual(16);
+    const post = (body: Record<string, string>) =>
+      fetch(`${url}${action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { Cookie: cookieHeader, Origin: url, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body),
+      });
+
+    const withoutToken = await post({ name: 'csrf-missing' });
+    expect(withoutToken.status).toBe(403);
+    expect(withoutToken.headers.get('content-type')).toMatch(/text\/html/);
+    await withoutToken.body?.cancel();
+    const wrongToken = await post({ name: 'csrf-wrong', csrf_token: 'x'.repeat(token.length) });
+    expect(wrongToken.status).toBe(403);
+    await wrongToken.body?.cancel();
+    // The control: the same post with the page's token goes through.
+    const withToken = await post({ name: 'csrf-control', csrf_token: token });
+    expect(withToken.status).toBeLessThan(400);
+    await withToken.body?.cancel();
+
+    await page.goto(`${url}/account`);
+    expect(await keyRow(page, 'csrf-control').count()).toBe(1);
+    expect(await keyRow(page, 'csrf-missing').count()).toBe(0);
+    expect(await keyRow(page, 'csrf-wrong').count()).toBe(0);
+
+    // Log out through the nav button; the old cookie is dead afterwards.
+    const live = await getAccount();
+    expect(live.status).toBe(200);
+    await live.body?.cancel();
+    await clickAndLoad(page, page.getByRole('navigation').getByRole('button', { name: 'Log out' }));
+    expect(page.url()).toBe(`${url}/`);
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Log in' }).count()).toBeGreaterThan(0);
+    const dead = await getAccount();
+    expect(dead.status).toBe(303);
+    expect(dead.headers.get('location')).toMatch(/\/login\?next=(%2F|\/)account$/);
+    await dead.body?.cancel();
+
+    // Wrong password and unknown e-mail read the same.
+    await page.goto(`${url}/login`);
+    await submitLogin(page, email, 'not the password at all');
+    const wrongPassword = (await page.getByRole('alert').innerText()).trim();
+    expect(wrongPassword).toContain('Wrong e-mail or password.');
+    expect(new URL(page.url()).pathname).not.toBe('/account');
+    await page.goto(`${url}/login`);
+    await submitLogin(page, uniqueEmail('nobody'), 'not the password at all');
+    expect((await page.getByRole('alert').innerText()).trim()).toBe(wrongPassword);
+    // And the right password still works.
+    await page.goto(`${url}/login`);
+    await submitLogin(page, email, PASSWORD);
+    expect(new URL(page.url()).pathname).toBe('/account');
+  });
+
+  it('serves /docs: Swagger UI renders the API from assets on the Worker, nothing from another host', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${url}/docs`);
+    expect(await page.title()).toMatch(/^API reference\b/);
+    await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 30_000 });
+    const operations = await page.locator('.opblock-summary-path').allInnerTexts();
+    for (const path of ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata']) {
+      expect(operations.some((text) => text.includes(path)), path).toBe(true);
+    }
+    const foreign = requested.filter((address) => !['127.0.0.1', 'localhost'].includes(new URL(address).hostname) && !address.startsWith('data:'));
+    expect(foreign).toEqual([]);
+    expect(requested.some((address) => new URL(address).pathname.startsWith('/docs/assets/'))).toBe(true);
+    expect(requested.some((address) => new URL(address).pathname === '/api/v1/openapi.json')).toBe(true);
+  });
+
+  /** Per page and viewport: how many CSS pixels wider than the viewport the page is. */
+  const overflow: Record<string, Record<string, number>> = {};
+  /** Per page: form fields in <main> with no label (none of <label>, aria-label, aria-labelledby). */
+  const unlabelled: Record<string, string[]> = {};
+  const UNLABELLED_FIELDS = `[...document.querySelectorAll('main input:not([type=hidden]), main select, main textarea')]
+    .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+    .map((el) => el.name || el.outerHTML.slice(0, 80))`;
+
+  it('takes screenshots of every page at desktop and phone width', async () => {
+    const loggedIn = await contextA.storageState();
+    overflow.home = await screenshot(browser, 'home', undefined, async (page) => {
+      watchPage(page);
+      await page.goto(`${url}/`);
+      unlabelled.home = (await page.evaluate(UNLABELLED_FIELDS)) as string[];
+    });
+    overflow.signup = await screenshot(browser, 'signup', undefined, async (page) => {
+      watchPage(page);
+      await page.goto(`${url}/signup`);
+      await page.locator('details summary').first().click(); // show the operator-account field too
+      unlabelled.signup = (await page.evaluate(UNLABELLED_FIELDS)) as string[];
+    });
+    overflow.login = await screenshot(browser, 'login', undefined, async (page) => {
+      watchPage(page);
+      await page.goto(`${url}/login`);
+      await submitLogin(page, userA.email, 'not the password at all'); // with the error shown
+      unlabelled.login = (await page.evaluate(UNLABELLED_FIELDS)) as string[];
+    });
+    overflow.account = await screenshot(browser, 'account', loggedIn, async (page, viewport) => {
+      watchPage(page);
+      await page.goto(`${url}/account`);
+      await createKeyInPage(page, `screenshot ${viewport}`);
+      unlabelled.account = (await page.evaluate(UNLABELLED_FIELDS)) as string[];
+    });
+    overflow.convert = await screenshot(browser, 'convert', loggedIn, async (page) => {
+      watchPage(page);
+      await page.goto(`${url}/convert`);
+      const outcome = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'convert', format: 'webp' });
+      expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+      const preview = page.getByAltText('Preview of the result');
+      await expect.poll(() => preview.evaluate((img: any) => (img.complete ? img.naturalWidth : 0)), { timeout: 20_000 }).toBeGreaterThan(0);
+      unlabelled.convert = (await page.evaluate(UNLABELLED_FIELDS)) as string[];
+    });
+    overflow.docs = await screenshot(browser, 'docs', undefined, async (page) => {
+      watchPage(page);
+      await page.goto(`${url}/docs`);
+      await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // One operation opened, to show its parameters and buttons too.
+      await page.locator('.opblock-summary').filter({ hasText: '/api/v1/convert' }).first().click();
+      await page.locator('.opblock.is-open').first().waitFor({ state: 'visible' });
+    });
+    expect(Object.keys(overflow)).toEqual(['home', 'signup', 'login', 'account', 'convert', 'docs']);
+  });
+
+  it('labels every form field of the pages', () => {
+    expect(unlabelled).toEqual({ home: [], signup: [], login: [], account: [], convert: [] });
+  });
+
+  it('has no page that scrolls sideways at desktop or phone width', () => {
+    expect(Object.keys(overflow).length).toBe(6);
+    expect(overflow).toEqual(Object.fromEntries(Object.keys(overflow).map((name) => [name, { desktop: 0, phone: 0 }])));
+  });
+
+  it('had no script errors and no broken scripts, styles, images or fonts on any page', () => {
+    expect(pageProblems).toEqual([]);
+  });
+});
