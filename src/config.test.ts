@@ -7,7 +7,13 @@ describe('readSettings', () => {
       resultRetentionMs: 86_400_000,
       pixelLimits: { free: { maxInputPixels: 40e6, maxOutputPixels: 40e6 }, pro: { maxInputPixels: 40e6, maxOutputPixels: 40e6 } },
       siteUrl: null,
+      diagnosticHeaders: false,
     });
+  });
+
+  it('turns the diagnostic headers on only for DIAGNOSTIC_HEADERS=true', () => {
+    expect(readSettings({ DIAGNOSTIC_HEADERS: 'true' }).diagnosticHeaders).toBe(true);
+    expect(readSettings({ DIAGNOSTIC_HEADERS: 'yes' }).diagnosticHeaders).toBe(false);
   });
 
   it('takes a general pixel limit and per-plan overrides', () => {

@@ -8,6 +8,8 @@ export interface Settings {
   pixelLimits: Record<PlanName, PixelLimits>;
   /** Base of download links; null = the host the request came to. */
   siteUrl: string | null;
+  /** Processing answers carry X-Pipeline-Peak-Bytes (for `npm run bench`); off by default. */
+  diagnosticHeaders: boolean;
 }
 
 export interface SettingsSource {
@@ -19,6 +21,7 @@ export interface SettingsSource {
   MAX_OUTPUT_MEGAPIXELS_FREE?: string;
   MAX_OUTPUT_MEGAPIXELS_PRO?: string;
   SITE_URL?: string;
+  DIAGNOSTIC_HEADERS?: string;
 }
 
 const DEFAULTS = { retentionHours: 24, megapixels: 40 };
@@ -46,5 +49,6 @@ export function readSettings(vars: SettingsSource): Settings {
       },
     },
     siteUrl: vars.SITE_URL?.trim() ? vars.SITE_URL.trim().replace(/\/+$/, '') : null,
+    diagnosticHeaders: vars.DIAGNOSTIC_HEADERS?.trim().toLowerCase() === 'true',
   };
 }

@@ -34,6 +34,8 @@ export interface ProcessedImage {
   /** Size as a viewer shows it (after EXIF orientation). */
   width: number;
   height: number;
+  /** Bytes the run held at its fullest: buffers plus codec memories (memory-meter.ts). */
+  peakBytes: number;
 }
 
 export const DEFAULT_QUALITY = 80;

@@ -8,6 +8,7 @@ import { assertWithinPixelLimit } from './limits';
 import type { Operation, PixelLimits, ProcessedImage, Region } from './operations';
 import { applyOrientation } from './orient';
 import { resize, targetSize } from './resize';
+import { MemoryMeter } from './memory-meter';
 import { detectFormat } from './sniff';
 import type { DecodedImage, Dimensions, ImageFormat, RgbaImage } from './types';
 
@@ -34,24 +35,39 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   const outputFormat = operation.format ?? inputFormat;
 
   if (operation.kind === 'remove-metadata' && outputFormat === inputFormat && format.stripMetadata) {
-    return { bytes: format.stripMetadata(input), format: inputFormat, ...displayed };
+    const bytes = format.stripMetadata(input);
+    return { bytes, format: inputFormat, ...displayed, peakBytes: input.byteLength + bytes.byteLength };
   }
 
   const outputSize = plannedSize(operation, displayed, limits);
   assertEncodable(outputFormat, outputSize);
 
+  const meter = new MemoryMeter();
   const decoded = await decode(inputFormat, input);
+  meter.note(input, decoded.data);
   if (decoded.width !== stored.width || decoded.height !== stored.height) {
     throw damaged(inputFormat, `header says ${stored.width}x${stored.height}, image data is ${decoded.width}x${decoded.height}`);
   }
   // Outputs carry no ICC profile (decisions.md), so pixels are converted to sRGB, the space a
   // viewer assumes without one; CMYK always needs converting.
   const srgb = toSrgb(decoded, await readColourProfile(inputFormat, input));
-  let image = applyOrientation(srgb, orientation);
-  if (operation.kind === 'crop') image = crop(image, operation.region);
-  if (operation.kind === 'resize') image = resize(image, outputSize.width, outputSize.height);
-  if (!FORMATS[outputFormat].supportsAlpha) image = flattenOnWhite(image);
-  return { bytes: await encode(outputFormat, image, operation.quality), format: outputFormat, width: image.width, height: image.height };
+  meter.note(input, decoded.data, srgb.data);
+  // Each step may return its input unchanged; the meter counts a shared buffer once.
+  const steps: ((image: RgbaImage) => RgbaImage)[] = [
+    (image) => applyOrientation(image, orientation),
+    (image) => (operation.kind === 'crop' ? crop(image, operation.region) : image),
+    (image) => (operation.kind === 'resize' ? resize(image, outputSize.width, outputSize.height) : image),
+    (image) => (FORMATS[outputFormat].supportsAlpha ? image : flattenOnWhite(image)),
+  ];
+  let image = srgb;
+  for (const step of steps) {
+    const next = step(image);
+    meter.note(input, image.data, next.data);
+    image = next;
+  }
+  const bytes = await encode(outputFormat, image, operation.quality);
+  meter.note(input, image.data, bytes);
+  return { bytes, format: outputFormat, width: image.width, height: image.height, peakBytes: meter.peakBytes };
 }
 
 /** The output size, checked against the request's rules and the output pixel limit. */

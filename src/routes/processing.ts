@@ -60,6 +60,7 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
   const now = new Date();
   const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
+  if (settings.diagnosticHeaders) c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
   return c.json(
     {
       success: true as const,

@@ -5,12 +5,12 @@ import encoderWasm from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm';
 import { damaged } from '../bytes';
 import { readJpegDimensions } from '../header/jpeg';
 import type { CmykImage, Dimensions } from '../types';
-import { toArrayBuffer, asImageData, fromImageData, initWithModule, lazyInit, withFreshInstanceOnFailure, type Codec } from './codec';
+import { toArrayBuffer, asImageData, fromImageData, codecInstance, runCodec, type Codec } from './codec';
 import { jpegComponentCount } from './jpeg-components';
 import { decodeJpegComponents } from './vendor/jpeg-js-decoder.js';
 
-const decoder = lazyInit(() => initWithModule(initDecoder, decoderWasm));
-const encoder = lazyInit(() => initWithModule(initEncoder, encoderWasm));
+const decoder = codecInstance(initDecoder, decoderWasm);
+const encoder = codecInstance(initEncoder, encoderWasm);
 
 /**
  * mozjpeg's progressive mode searches many scan layouts, which made a 12 MP encode take 2.8 s.
@@ -21,15 +21,14 @@ const encoder = lazyInit(() => initWithModule(initEncoder, encoderWasm));
 const ENCODE_SPEED_OPTIONS = { baseline: true, progressive: false, optimize_coding: true };
 
 export const jpegCodec: Codec = {
+  memoryBytes: () => decoder.memoryBytes() + encoder.memoryBytes(),
   async decode(bytes) {
     if (jpegComponentCount(bytes) === 4) return decodeCmyk(bytes);
-    await decoder.ready();
     // preserveOrientation=false: orientation is applied by the pipeline, for every format alike.
-    return withFreshInstanceOnFailure(decoder, async () => fromImageData(await decodeJpeg(toArrayBuffer(bytes), { preserveOrientation: false })));
+    return runCodec(decoder, async () => fromImageData(await decodeJpeg(toArrayBuffer(bytes), { preserveOrientation: false })));
   },
   async encode(image, quality) {
-    await encoder.ready();
-    return withFreshInstanceOnFailure(encoder, async () => new Uint8Array(await encodeJpeg(asImageData(image), { quality, ...ENCODE_SPEED_OPTIONS })));
+    return runCodec(encoder, async () => new Uint8Array(await encodeJpeg(asImageData(image), { quality, ...ENCODE_SPEED_OPTIONS })));
   },
 };
 
