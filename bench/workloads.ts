@@ -1,0 +1,108 @@
+/// <reference types="node" />
+/**
+ * The benchmark's workloads: what the API is asked, what sharp does in this process for the
+ * same result, what the outputs are compared with, and the target each must meet.
+ */
+import path from 'node:path';
+import sharp, { type Sharp } from 'sharp';
+import { PROJECT_ROOT } from '../src/cli/d1.ts';
+import type { RawImage } from './ssim.ts';
+
+export const PHOTOS_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus', 'photos');
+export const PHOTO = { 1: 'photo-1mp.jpg', 12: 'photo-12mp.jpg', 24: 'photo-24mp.jpg' } as const;
+export type Megapixels = keyof typeof PHOTO;
+
+export const CROP = { x: 1000, y: 1000, width: 2000, height: 2000 } as const;
+
+export interface TimedWorkload {
+  id: 'W1' | 'W2' | 'W3' | 'W4' | 'W5';
+  title: string;
+  endpoint: string;
+  fields: Record<string, string>;
+  /** What the sharp side does, as printed. */
+  sharpLabel: string;
+  sharp: (input: Buffer) => Sharp;
+  /** The source pixels each output is compared with, from the source decoded by sharp. */
+  reference: (source: RawImage) => Promise<RawImage>;
+  target: string;
+}
+
+/** Raw RGB (3 channels) from any encoded image, decoded by sharp/libvips. */
+export async function decodeRgb(input: Uint8Array | Buffer): Promise<RawImage> {
+  const { data, info } = await sharp(input).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels };
+}
+
+const fromRaw = (image: RawImage) => sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels as 3 } });
+
+async function rawOut(pipeline: Sharp): Promise<RawImage> {
+  const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels };
+}
+
+const same = async (source: RawImage) => source;
+
+export const TIMED_WORKLOADS: TimedWorkload[] = [
+  {
+    id: 'W1',
+    title: '12 MP JPEG -> resize 1000 px wide -> WebP q80',
+    endpoint: '/api/v1/resize',
+    fields: { width: '1000', format: 'webp', quality: '80' },
+    sharpLabel: 'resize(1000).webp({quality:80})',
+    sharp: (input) => sharp(input).resize(1000).webp({ quality: 80 }),
+    // Lanczos-3 from the fully decoded source (no JPEG shrink-on-load), to 1000 px wide.
+    reference: (source) =>
+      rawOut(fromRaw(source).resize(1000, Math.round((source.height * 1000) / source.width), { kernel: 'lanczos3', fit: 'fill' })),
+    target: '<= 2.0x sharp',
+  },
+  {
+    id: 'W2',
+    title: '12 MP JPEG -> JPEG q80, full size',
+    endpoint: '/api/v1/convert',
+    fields: { format: 'jpg', quality: '80' },
+    sharpLabel: 'jpeg({quality:80}) (sharp defaults: baseline, 4:2:0, optimised Huffman tables)',
+    sharp: (input) => sharp(input).jpeg({ quality: 80 }),
+    reference: same,
+    target: '<= 3x sharp, SSIM >= sharp, bytes <= sharp',
+  },
+  {
+    id: 'W3',
+    title: '12 MP JPEG -> AVIF q80',
+    endpoint: '/api/v1/convert',
+    fields: { format: 'avif', quality: '80' },
+    sharpLabel: "avif({quality:80, effort:3}) (sharp's default chroma 4:4:4; quality scales differ between encoders: compare SSIM and bytes)",
+    sharp: (input) => sharp(input).avif({ quality: 80, effort: 3 }),
+    reference: same,
+    target: '<= 1.5x sharp and < 5 s',
+  },
+  {
+    id: 'W4',
+    title: `12 MP JPEG -> crop ${CROP.width}x${CROP.height} at (${CROP.x},${CROP.y}) -> JPEG q80`,
+    endpoint: '/api/v1/crop',
+    fields: { x: String(CROP.x), y: String(CROP.y), width: String(CROP.width), height: String(CROP.height) },
+    sharpLabel: `extract(${CROP.x},${CROP.y},${CROP.width}x${CROP.height}).jpeg({quality:80})`,
+    sharp: (input) => sharp(input).extract({ left: CROP.x, top: CROP.y, width: CROP.width, height: CROP.height }).jpeg({ quality: 80 }),
+    reference: (source) => rawOut(fromRaw(source).extract({ left: CROP.x, top: CROP.y, width: CROP.width, height: CROP.height })),
+    target: '<= 2x sharp',
+  },
+  {
+    id: 'W5',
+    title: '12 MP JPEG -> remove-metadata (lossless)',
+    endpoint: '/api/v1/remove-metadata',
+    fields: {},
+    // sharp has no lossless metadata strip: its way to drop metadata is to decode and re-encode.
+    sharpLabel: 'jpeg({quality:90}) re-encode (sharp has no lossless strip)',
+    sharp: (input) => sharp(input).jpeg({ quality: 90 }),
+    reference: same,
+    target: '< 20 ms wall time (HTTP call)',
+  },
+];
+
+/** The memory workloads: W1-W5 with the 12 or 24 MP photo (crop at the same place). */
+export function memoryFields(id: TimedWorkload['id']): { endpoint: string; fields: Record<string, string> } {
+  const w = TIMED_WORKLOADS.find((x) => x.id === id)!;
+  return { endpoint: w.endpoint, fields: w.fields };
+}
+
+/** W6: the 1 MP photo resized to 400 px wide WebP (q80, the default), under load. */
+export const W6 = { endpoint: '/api/v1/resize', fields: { width: '400', format: 'webp' }, file: PHOTO[1] } as const;
