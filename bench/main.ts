@@ -16,7 +16,7 @@ import { measureBundle, type BundleResult } from './bundle.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { cpuMs, cpuTimes, findWorkerd, foreignProcesses, sampleDuring, stealPercent, type ProcessMemory } from './memory.ts';
 import { printReport } from './report.ts';
-import { psnr, PSNR_DESCRIPTION, ssim, SSIM_DESCRIPTION, type RawImage } from './ssim.ts';
+import { psnr, PSNR_DESCRIPTION, ssim, SSIM_DESCRIPTION, type RawImage } from '../test/support/ssim.ts';
 import { decodeRgb, memoryFields, PHOTO, PHOTOS_DIR, TIMED_WORKLOADS, W6, type Megapixels, type TimedWorkload } from './workloads.ts';
 
 // ---------------------------------------------------------------------------

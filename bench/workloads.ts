@@ -6,7 +6,7 @@
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { PROJECT_ROOT } from '../src/cli/d1.ts';
-import type { RawImage } from './ssim.ts';
+import type { RawImage } from '../test/support/ssim.ts';
 
 export const PHOTOS_DIR = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus', 'photos');
 export const PHOTO = { 1: 'photo-1mp.jpg', 12: 'photo-12mp.jpg', 24: 'photo-24mp.jpg' } as const;

@@ -1,6 +1,6 @@
-/// <reference types="node" />
 /**
- * Image quality metrics for the benchmark, written out here so the definition is exact:
+ * Image quality metrics for the benchmark and the encoder-quality tests, written out here so the
+ * definition is exact:
  *
  * - SSIM (Wang, Bovik, Sheikh, Simoncelli 2004) on luma only, Y = 0.299 R + 0.587 G + 0.114 B
  *   (Rec. 601, as MATLAB's rgb2gray), 11x11 Gaussian window with sigma 1.5, K1 = 0.01,
@@ -12,7 +12,7 @@
  */
 
 export interface RawImage {
-  data: Uint8Array;
+  data: Uint8Array | Uint8ClampedArray;
   width: number;
   height: number;
   channels: number;
