@@ -8,7 +8,7 @@ import { findUserByKeyHash } from '../db/users';
 import type { AppEnv } from '../env';
 import { csrfToken } from '../middleware/csrf-token';
 import { webForm } from '../middleware/web-form';
-import { frameOf, textField } from './frame';
+import { signInFrameOf, textField } from './frame';
 import { LogInPage, SignUpPage } from './pages/sign-in';
 import { clientAddress, endSession, safeNextPath, startSession } from './sessions';
 import { logInSucceeded, retryAfterText, takeLogInAttempt, takeSignUpAttempt } from './throttle';
@@ -21,7 +21,7 @@ const TAKEN =
 const WRONG_CREDENTIALS = 'Wrong e-mail or password.';
 
 export function registerAuthRoutes(app: OpenAPIHono<AppEnv>) {
-  app.get('/signup', (c) => (c.get('session') ? c.redirect('/account', 303) : c.html(<SignUpPage frame={frameOf(c)} />)));
+  app.get('/signup', (c) => (c.get('session') ? c.redirect('/account', 303) : c.html(<SignUpPage frame={signInFrameOf(c)} />)));
 
   app.post('/signup', csrf(), webForm, csrfToken, async (c) => {
     const typedEmail = textField(c, 'email');
@@ -31,7 +31,7 @@ export function registerAuthRoutes(app: OpenAPIHono<AppEnv>) {
     const now = new Date();
     const address = clientAddress(c);
     const refuse = (status: 409 | 422 | 429, error: string, apiKeyOpen = false) =>
-      c.html(<SignUpPage frame={frameOf(c)} email={typedEmail} error={error} apiKeyOpen={apiKeyOpen} />, status);
+      c.html(<SignUpPage frame={signInFrameOf(c)} email={typedEmail} error={error} apiKeyOpen={apiKeyOpen} />, status);
 
     const email = normalizeEmail(typedEmail);
     if (!email) return refuse(422, 'Enter a valid e-mail address, such as name@example.com.');
@@ -62,7 +62,7 @@ export function registerAuthRoutes(app: OpenAPIHono<AppEnv>) {
   app.get('/login', (c) => {
     const next = c.req.query('next');
     if (c.get('session')) return c.redirect(safeNextPath(next), 303);
-    return c.html(<LogInPage frame={frameOf(c)} next={next} />);
+    return c.html(<LogInPage frame={signInFrameOf(c)} next={next} />);
   });
 
   app.post('/login', csrf(), webForm, csrfToken, async (c) => {
@@ -74,7 +74,7 @@ export function registerAuthRoutes(app: OpenAPIHono<AppEnv>) {
     const address = clientAddress(c);
     const email = normalizeEmail(typedEmail);
     const throttleKey = email ?? typedEmail.trim().toLowerCase().slice(0, 254);
-    const refuse = (status: 401 | 429, error: string) => c.html(<LogInPage frame={frameOf(c)} email={typedEmail} next={next} error={error} />, status);
+    const refuse = (status: 401 | 429, error: string) => c.html(<LogInPage frame={signInFrameOf(c)} email={typedEmail} next={next} error={error} />, status);
 
     // Counted before the password is checked, so parallel guesses cannot slip past the limit.
     const blockedUntil = await takeLogInAttempt(db, throttleKey, address, now);

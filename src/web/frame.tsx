@@ -7,8 +7,15 @@ import { loadSession } from '../middleware/session';
 import type { PageFrame } from './layout';
 import { ErrorPage } from './pages/error';
 
+/** Who is signed in, and the session's token for the log-out form (signed out: no form, no token). */
 export function frameOf(c: Context<AppEnv>): PageFrame {
-  return { email: c.get('session') ? c.get('account').email : null, csrfToken: csrfTokenFor(c) };
+  const session = c.get('session');
+  return { email: session ? c.get('account').email : null, csrfToken: session?.csrfToken ?? '' };
+}
+
+/** For the sign-up and log-in forms: a signed-out visitor gets the double-submit cookie only here. */
+export function signInFrameOf(c: Context<AppEnv>): PageFrame {
+  return { ...frameOf(c), csrfToken: csrfTokenFor(c) };
 }
 
 /** A field of the page's form (web-form middleware) as text; missing, or a file where text belongs, reads as ''. */
