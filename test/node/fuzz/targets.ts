@@ -31,6 +31,7 @@ import { firstFrameAsStill, isAnimatedWebp } from '../../../src/image/webp-first
 import type { ErrorCode } from '../../../src/errors';
 import type { CmykImage, Dimensions, ImageFormat, RgbaImage } from '../../../src/image/types';
 import type { Container } from './arbitraries';
+import { JPEG_ENTROPY_TARGETS } from './jpeg-entropy-targets';
 import {
   allSeeds, animatedWebpSeeds, avifSeeds, cicpContainerSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
   webpSeeds, type Seed,
@@ -374,4 +375,5 @@ export const TARGETS: readonly FuzzTarget[] = [
       },
     },
   ),
+  ...JPEG_ENTROPY_TARGETS,
 ];
