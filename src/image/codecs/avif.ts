@@ -1,25 +1,25 @@
-import decodeAvif, { init as initDecoder } from '@jsquash/avif/decode';
-import encodeAvif, { init as initEncoder } from '@jsquash/avif/encode';
+import avifDecoder from '@jsquash/avif/codec/dec/avif_dec.js';
 import decoderWasm from '@jsquash/avif/codec/dec/avif_dec.wasm';
 // Workers have no threads: the single-threaded encoder build is the one that runs there.
+import avifEncoder from '@jsquash/avif/codec/enc/avif_enc.js';
 import encoderWasm from '@jsquash/avif/codec/enc/avif_enc.wasm';
-import { toArrayBuffer, asImageData, fromImageData, codecInstance, runCodec, type Codec } from './codec';
+import { defaultOptions } from '@jsquash/avif/meta.js';
+import { emscriptenCodec, fromImageData, type Codec, type DecodedPixels, type EmscriptenEncoder } from './codec';
 
-const decoder = codecInstance(initDecoder, decoderWasm);
-const encoder = codecInstance(initEncoder, encoderWasm);
+const decoder = emscriptenCodec<{ decode(bytes: Uint8Array, bitDepth: 8): DecodedPixels | null }>(avifDecoder, decoderWasm);
+const encoder = emscriptenCodec<EmscriptenEncoder<typeof defaultOptions>>(avifEncoder, encoderWasm);
 
 export const avifCodec: Codec = {
-  memoryBytes: () => decoder.memoryBytes() + encoder.memoryBytes(),
   async decode(bytes) {
-    return runCodec(decoder, async () => {
-      const image = await decodeAvif(toArrayBuffer(bytes));
-      if (!image) throw new Error('AVIF decoder returned no image');
-      return fromImageData(image);
-    });
+    const image = await decoder.run((avif) => avif.decode(bytes, 8));
+    if (!image) throw new Error('AVIF decoder returned no image');
+    return fromImageData(image);
   },
   async encode(image, quality) {
     const speed = avifSpeedFor(image.width * image.height);
-    return runCodec(encoder, async () => new Uint8Array(await encodeAvif(asImageData(image), { quality, speed })));
+    const bytes = await encoder.run((avif) => avif.encode(image.data, image.width, image.height, { ...defaultOptions, quality, speed }));
+    if (!bytes) throw new Error('AVIF encoder returned no file');
+    return new Uint8Array(bytes);
   },
 };
 

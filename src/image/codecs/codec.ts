@@ -5,108 +5,80 @@ export interface Codec {
   decode(bytes: Uint8Array): Promise<DecodedImage>;
   /** `quality` is 1..100; lossless codecs ignore it. */
   encode(image: RgbaImage, quality: number): Promise<Uint8Array>;
-  /** Bytes of this codec's current WebAssembly instances (what stays held between jobs). */
-  memoryBytes?(): number;
 }
 
 /**
- * The jSquash codecs take an ImageData-like object and some read `data.buffer` whole,
- * so pixels must sit alone in their own ArrayBuffer.
+ * One WebAssembly codec, instantiated afresh for every job and dropped after it. An instance
+ * starts with 16 MB of memory and keeps whatever its largest call grew it to (a 12 MP WebP encode:
+ * 159 MB), and six codecs kept warm would hold about 100 MB of a 128 MB isolate doing nothing.
+ * Instantiating an already compiled module takes 0.5-10 ms, little beside any decode or encode.
+ * A fresh instance per job also means a trap (an abort on a corrupt file) never leaves a broken
+ * instance behind.
  */
-interface ImageDataLike {
+export interface WasmCodec<T> {
+  /** Runs `job` on a fresh instance; several calls inside one job share it (banded work). */
+  run<R>(job: (instance: T) => R | Promise<R>): Promise<R>;
+}
+
+export function wasmCodec<T>(create: () => Promise<{ instance: T; memory: WebAssembly.Memory }>): WasmCodec<T> {
+  return {
+    async run(job) {
+      const { instance, memory } = await create();
+      const untrack = trackMemory(memory);
+      try {
+        return await job(instance);
+      } finally {
+        untrack();
+      }
+    },
+  };
+}
+
+/**
+ * jSquash's factory typings need DOM and Emscripten globals this project doesn't load, so each
+ * codec file states the few methods it calls (`emscriptenCodec<ItsInterface>`).
+ */
+type EmscriptenFactory = unknown;
+
+/** What the jSquash decoders return (their ImageData stand-in on Workers). */
+export interface DecodedPixels {
   data: Uint8ClampedArray;
   width: number;
   height: number;
 }
 
-export function asImageData(image: RgbaImage): ImageDataLike {
-  const { data, width, height } = image;
-  return { data: new Uint8ClampedArray(toArrayBuffer(data)), width, height };
+type Pixels = Uint8Array | Uint8ClampedArray;
+
+/** The encode method every jSquash Emscripten encoder has; `null` means it failed. */
+export interface EmscriptenEncoder<Options> {
+  encode(pixels: Pixels, width: number, height: number, options: Options): Uint8Array | null;
+}
+
+/**
+ * A jSquash Emscripten codec, called through its module factory rather than jSquash's wrapper,
+ * which keeps one instance for the isolate's lifetime. Workers cannot fetch .wasm URLs, so the
+ * compiled module (a static import) is instantiated through `instantiateWasm`.
+ */
+export function emscriptenCodec<T>(factory: EmscriptenFactory, module: WebAssembly.Module): WasmCodec<T> {
+  return wasmCodec(async () => {
+    let memory: WebAssembly.Memory | undefined;
+    const instance = (await (factory as (options: object) => Promise<T>)({
+      noInitialRun: true,
+      instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
+        const wasm = new WebAssembly.Instance(module, imports);
+        memory = Object.values(wasm.exports).find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
+        receive(wasm);
+        return wasm.exports;
+      },
+    })) as T;
+    if (!memory) throw new Error('codec instance has no exported memory');
+    return { instance, memory };
+  });
 }
 
 export function fromImageData(image: { data: ArrayLike<number> & ArrayBufferView; width: number; height: number }): RgbaImage {
   const { data, width, height } = image;
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
-}
-
-export interface CodecInstance {
-  ready(): Promise<void>;
-  /** Drop the instance: the next call makes a fresh one (after a trap, or to give memory back). */
-  reset(): void;
-  /** Bytes of the current instance's memory (0 before the first use). */
-  memoryBytes(): number;
-  /** After a large job: a fresh instance now, so the grown memory can be collected. */
-  releaseIfLarge(): void;
-}
-
-// A fresh instance starts with a few MB; anything far beyond is pixels of a finished job.
-const RELEASE_ABOVE_BYTES = 32 * 1024 * 1024;
-
-/**
- * One jSquash (Emscripten) codec, instantiated from its compiled module once per isolate.
- * Emscripten modules can be left unusable after a trap (e.g. an abort on a corrupt file), so a
- * failed call asks for a fresh instance next time. jSquash's typings omit the
- * `init(module, overrides)` form that Workers need (no fetch of .wasm URLs there).
- */
-export function codecInstance(init: (...args: never[]) => Promise<unknown>, module: WebAssembly.Module): CodecInstance {
-  let memory: WebAssembly.Memory | undefined;
-  const instantiateWasm = (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) => {
-    const instance = new WebAssembly.Instance(module, imports);
-    memory = trackMemory(instance.exports);
-    receive(instance);
-    return instance.exports;
-  };
-  const start = () => (init as unknown as (module: WebAssembly.Module, overrides: object) => Promise<unknown>)(module, { instantiateWasm });
-  const state = lazyInit(start);
-  return {
-    ...state,
-    memoryBytes: () => memory?.buffer.byteLength ?? 0,
-    releaseIfLarge() {
-      if ((memory?.buffer.byteLength ?? 0) <= RELEASE_ABOVE_BYTES) return;
-      state.reset();
-      // Instantiating again replaces jSquash's reference to the old instance (some codecs'
-      // start-up finishes a tick later); the response does not wait for it.
-      state.ready().catch(() => undefined);
-    },
-  };
-}
-
-/** Runs `init` once per isolate; `reset` makes the next `ready` run it again. */
-export function lazyInit(init: () => Promise<unknown> | void): { ready(): Promise<void>; reset(): void } {
-  let pending: Promise<void> | undefined;
-  return {
-    ready() {
-      pending ??= Promise.resolve(init()).then(
-        () => undefined,
-        (error) => {
-          pending = undefined; // a failed start-up is retried by the next call
-          throw error;
-        },
-      );
-      return pending;
-    },
-    reset() {
-      pending = undefined;
-    },
-  };
-}
-
-/** Runs one codec call: a failure leaves a fresh instance for the next, a large job gives its memory back. */
-export async function runCodec<T>(instance: CodecInstance, run: () => Promise<T>): Promise<T> {
-  await instance.ready();
-  try {
-    return await run();
-  } catch (error) {
-    instance.reset();
-    throw error;
-  } finally {
-    instance.releaseIfLarge();
-  }
-}
-
-/** jSquash's typings omit the `init(module)` overload (used for the PNG codec, which is wasm-bindgen, not Emscripten). */
-export function initWithModule(init: (...args: never[]) => Promise<unknown>, module: WebAssembly.Module): Promise<unknown> {
-  return (init as unknown as (module: WebAssembly.Module) => Promise<unknown>)(module);
 }
 
 /** The bytes alone in their own ArrayBuffer: the same buffer when they fill it, else a copy. */

@@ -1,4 +1,5 @@
-import decodeWithJsquash from '@jsquash/jpeg/decode';
+import decodeWithJsquash, { init as initJsquashDecoder } from '@jsquash/jpeg/decode';
+import mozjpegWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corpus, fixture, mutated, sameBytes } from '../../../test/support/image-testing';
@@ -164,6 +165,7 @@ describe('jpegCodec.decode: a CMYK file whose data asks for more than its frame 
 
 describe('jpegCodec.decode: RGB and grey stay on mozjpeg', () => {
   it('decodes a camera JPEG exactly as jSquash does', async () => {
+    await (initJsquashDecoder as unknown as (module: WebAssembly.Module) => Promise<void>)(mozjpegWasm);
     const bytes = await corpus('jpeg/camera/Canon_40D.jpg');
     const image = await jpegCodec.decode(bytes);
     expect(isCmyk(image)).toBe(false);

@@ -1,19 +1,21 @@
-import decodePng, { init as initDecoder } from '@jsquash/png/decode';
-import encodePng from '@jsquash/png/encode';
 import pngWasm from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module';
-import { toArrayBuffer, asImageData, fromImageData, initWithModule, lazyInit, type Codec } from './codec';
+import { fromImageData, wasmCodec, type Codec } from './codec';
+import { createSquooshPng } from './vendor/squoosh-png.js';
 
-// One wasm-bindgen module serves both directions. wasm-bindgen keeps its instance for the
-// isolate's lifetime (it cannot be re-instantiated); the Rust decoder returns errors rather than trapping.
-const module = lazyInit(() => initWithModule(initDecoder, pngWasm));
+// One wasm-bindgen module serves both directions. jSquash's glue keeps a single instance for the
+// isolate's lifetime (one 3000x3000 encode grows it to ~164 MB, held for good), so the glue is
+// vendored as a factory and gets a fresh instance per job, like the Emscripten codecs.
+const png = wasmCodec(async () => {
+  const instance = createSquooshPng(pngWasm);
+  return { instance, memory: instance.memory };
+});
 
 export const pngCodec: Codec = {
   async decode(bytes) {
-    await module.ready();
-    return fromImageData(await decodePng(toArrayBuffer(bytes)));
+    // What @jsquash/png/decode does with bitDepth 8 (the pipeline never asks for 16).
+    return fromImageData(await png.run((codec) => codec.decode(bytes)));
   },
   async encode(image) {
-    await module.ready();
-    return new Uint8Array(await encodePng(asImageData(image)));
+    return png.run((codec) => codec.encode(image.data, image.width, image.height, 8));
   },
 };

@@ -1,26 +1,31 @@
-import decodeWebp, { init as initDecoder } from '@jsquash/webp/decode';
-import encodeWebp, { init as initEncoder } from '@jsquash/webp/encode';
+import webpDecoder from '@jsquash/webp/codec/dec/webp_dec.js';
 import decoderWasm from '@jsquash/webp/codec/dec/webp_dec.wasm';
-// Workers support wasm SIMD; the encoder picks its SIMD build, which must get the SIMD binary.
+// Workers support wasm SIMD: the SIMD build of the encoder, with its own binary.
+import webpEncoder from '@jsquash/webp/codec/enc/webp_enc_simd.js';
 import encoderWasm from '@jsquash/webp/codec/enc/webp_enc_simd.wasm';
+import { defaultOptions } from '@jsquash/webp/meta.js';
 import { firstFrameAsStill, placeOnCanvas } from '../webp-first-frame';
-import { toArrayBuffer, asImageData, fromImageData, codecInstance, runCodec, type Codec } from './codec';
+import { emscriptenCodec, fromImageData, type Codec, type DecodedPixels, type EmscriptenEncoder } from './codec';
 
-const decoder = codecInstance(initDecoder, decoderWasm);
-const encoder = codecInstance(initEncoder, encoderWasm);
+const decoder = emscriptenCodec<{ decode(bytes: Uint8Array): DecodedPixels | null }>(webpDecoder, decoderWasm);
+const encoder = emscriptenCodec<EmscriptenEncoder<typeof defaultOptions>>(webpEncoder, encoderWasm);
+
+async function decodeStill(bytes: Uint8Array) {
+  const image = await decoder.run((webp) => webp.decode(bytes));
+  if (!image) throw new Error('libwebp could not decode the file');
+  return fromImageData(image);
+}
 
 export const webpCodec: Codec = {
-  memoryBytes: () => decoder.memoryBytes() + encoder.memoryBytes(),
   async decode(bytes) {
     // libwebp's still decoder refuses animations: decode the first frame as a still (decisions.md).
     const animated = firstFrameAsStill(bytes);
-    if (animated) {
-      const frame = await runCodec(decoder, async () => fromImageData(await decodeWebp(toArrayBuffer(animated.still))));
-      return placeOnCanvas(frame, animated.canvas, animated.frame);
-    }
-    return runCodec(decoder, async () => fromImageData(await decodeWebp(toArrayBuffer(bytes))));
+    if (animated) return placeOnCanvas(await decodeStill(animated.still), animated.canvas, animated.frame);
+    return decodeStill(bytes);
   },
   async encode(image, quality) {
-    return runCodec(encoder, async () => new Uint8Array(await encodeWebp(asImageData(image), { quality })));
+    const bytes = await encoder.run((webp) => webp.encode(image.data, image.width, image.height, { ...defaultOptions, quality }));
+    if (!bytes) throw new Error('libwebp could not encode the image');
+    return new Uint8Array(bytes);
   },
 };
