@@ -20,11 +20,18 @@ export interface SettingsSource {
   MAX_INPUT_MEGAPIXELS_PRO?: string;
   MAX_OUTPUT_MEGAPIXELS_FREE?: string;
   MAX_OUTPUT_MEGAPIXELS_PRO?: string;
+  MEMORY_BUDGET_MB?: string;
   SITE_URL?: string;
   DIAGNOSTIC_HEADERS?: string;
 }
 
-const DEFAULTS = { retentionHours: 24, megapixels: 40 };
+/**
+ * A deployed isolate has 128 MB; 28 MB is left for the Worker's own code and heap, and one
+ * pipeline runs at a time per isolate (pipeline-gate.ts). The default input limit is the largest
+ * baseline JPEG that fits the budget for a full-size JPEG result (README "Memory"); other formats
+ * and operations are held to what fits by the memory guard (image/memory-plan.ts).
+ */
+export const DEFAULTS = { retentionHours: 24, megapixels: 14, memoryBudgetMb: 100 };
 
 function positiveNumber(raw: string | undefined, fallback: number): number {
   const value = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
@@ -36,16 +43,19 @@ const pixels = (megapixels: number) => Math.floor(megapixels * 1_000_000);
 export function readSettings(vars: SettingsSource): Settings {
   const input = positiveNumber(vars.MAX_INPUT_MEGAPIXELS, DEFAULTS.megapixels);
   const output = positiveNumber(vars.MAX_OUTPUT_MEGAPIXELS, DEFAULTS.megapixels);
+  const memoryBudgetBytes = Math.floor(positiveNumber(vars.MEMORY_BUDGET_MB, DEFAULTS.memoryBudgetMb) * 2 ** 20);
   return {
     resultRetentionMs: positiveNumber(vars.RESULT_RETENTION_HOURS, DEFAULTS.retentionHours) * 3_600_000,
     pixelLimits: {
       free: {
         maxInputPixels: pixels(positiveNumber(vars.MAX_INPUT_MEGAPIXELS_FREE, input)),
         maxOutputPixels: pixels(positiveNumber(vars.MAX_OUTPUT_MEGAPIXELS_FREE, output)),
+        memoryBudgetBytes,
       },
       pro: {
         maxInputPixels: pixels(positiveNumber(vars.MAX_INPUT_MEGAPIXELS_PRO, input)),
         maxOutputPixels: pixels(positiveNumber(vars.MAX_OUTPUT_MEGAPIXELS_PRO, output)),
+        memoryBudgetBytes,
       },
     },
     siteUrl: vars.SITE_URL?.trim() ? vars.SITE_URL.trim().replace(/\/+$/, '') : null,

@@ -258,7 +258,7 @@ describe('readOrientation avif (irot/imir)', () => {
   it('convert makes a rotated/mirrored AVIF upright, like an EXIF-oriented JPEG', async () => {
     const bytes = await corpus(FOX);
     const stored = await FORMATS.avif.codec.decode(bytes);
-    const limits = { maxInputPixels: 40e6, maxOutputPixels: 40e6 };
+    const limits = { maxInputPixels: 40e6, maxOutputPixels: 40e6, memoryBudgetBytes: 100 * 2 ** 20 };
     for (const [angle, axis] of CASES.filter(([a, x]) => a !== 0 || x !== null)) {
       const label = `irot ${angle} imir ${axis}`;
       const input = withProperties(bytes, [...(angle ? [irot(angle)] : []), ...(axis === null ? [] : [imir(axis)])]);

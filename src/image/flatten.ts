@@ -4,7 +4,7 @@ import type { RgbaImage } from './types';
 /**
  * Composites the image over opaque white, for formats without alpha (JPEG): a transparent
  * logo becomes a logo on white, not on whatever colour its invisible pixels happen to hold.
- * Opaque images are returned as they are.
+ * Works in place and returns the same image.
  */
 export function flattenOnWhite(image: RgbaImage): RgbaImage {
   const words = pixelWords(image.data);
@@ -16,15 +16,15 @@ export function flattenOnWhite(image: RgbaImage): RgbaImage {
     }
   }
   if (opaque) return image;
-  const out = new Uint8Array(image.data.length);
-  const src = image.data;
-  for (let i = 0; i < src.length; i += 4) {
-    const alpha = src[i + 3];
+  // In place: the pipeline owns the frame, and a second full-size copy could cost 48 MB at 12 MP.
+  const data = image.data;
+  for (let i = 0; i < data.length; i += 4) {
+    const alpha = data[i + 3];
     const white = 255 * (255 - alpha);
-    out[i] = (src[i] * alpha + white + 127) / 255;
-    out[i + 1] = (src[i + 1] * alpha + white + 127) / 255;
-    out[i + 2] = (src[i + 2] * alpha + white + 127) / 255;
-    out[i + 3] = 255;
+    data[i] = ((data[i] * alpha + white + 127) / 255) | 0;
+    data[i + 1] = ((data[i + 1] * alpha + white + 127) / 255) | 0;
+    data[i + 2] = ((data[i + 2] * alpha + white + 127) / 255) | 0;
+    data[i + 3] = 255;
   }
-  return { data: out, width: image.width, height: image.height };
+  return image;
 }

@@ -26,6 +26,8 @@ export type OperationKind = Operation['kind'];
 export interface PixelLimits {
   maxInputPixels: number;
   maxOutputPixels: number;
+  /** Most bytes one pipeline run may hold (memory-plan.ts); larger requests are refused up front. */
+  memoryBudgetBytes: number;
 }
 
 export interface ProcessedImage {
@@ -36,6 +38,8 @@ export interface ProcessedImage {
   height: number;
   /** Bytes the run held at its fullest: buffers plus codec memories (memory-meter.ts). */
   peakBytes: number;
+  /** What the memory guard predicted for it from the header (memory-plan.ts); never below peakBytes. */
+  plannedPeakBytes: number;
 }
 
 export const DEFAULT_QUALITY = 80;

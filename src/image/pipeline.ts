@@ -1,16 +1,20 @@
 import { AppError, invalidParameter } from '../errors';
+import { readColourProfile } from './color';
 import { crop } from './crop';
-import { readColourProfile, toSrgb } from './color';
+import { canDecodeInBands, decodeImage, type Decoded } from './decode';
+import { encodeImage, encodesInBands } from './encode';
 import { readOrientation } from './exif';
 import { flattenOnWhite } from './flatten';
 import { FORMATS } from './formats';
-import { assertWithinPixelLimit } from './limits';
+import { planJpegBands } from './jpeg-entropy/bands';
+import { assertFitsMemory, assertWithinPixelLimit } from './limits';
+import { MemoryMeter } from './memory-meter';
+import { JPEG_BAND_PIXELS, peakBytes, type MemoryPlan } from './memory-plan';
 import type { Operation, PixelLimits, ProcessedImage, Region } from './operations';
 import { applyOrientation } from './orient';
 import { resize, targetSize } from './resize';
-import { MemoryMeter } from './memory-meter';
 import { detectFormat } from './sniff';
-import type { DecodedImage, Dimensions, ImageFormat, RgbaImage } from './types';
+import type { Dimensions, ImageFormat, RgbaImage } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
 export const MAX_RESIZE_SIDE = 12_000;
@@ -18,7 +22,8 @@ export const MAX_RESIZE_SIDE = 12_000;
 /**
  * The whole processing pipeline, in the order every request goes through it:
  *   sniff -> header size and pixel-limit guard -> container checks -> (lossless strip |
- *   plan the output size -> decode -> to sRGB -> orient -> crop/resize -> flatten -> encode).
+ *   plan the output size -> memory guard -> decode to sRGB (baseline JPEG: in bands, straight
+ *   into the oriented, cropped frame) -> orient -> crop/resize -> flatten -> encode).
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits): Promise<ProcessedImage> {
@@ -36,38 +41,89 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
 
   if (operation.kind === 'remove-metadata' && outputFormat === inputFormat && format.stripMetadata) {
     const bytes = format.stripMetadata(input);
-    return { bytes, format: inputFormat, ...displayed, peakBytes: input.byteLength + bytes.byteLength };
+    const held = input.byteLength + bytes.byteLength;
+    return { bytes, format: inputFormat, ...displayed, peakBytes: held, plannedPeakBytes: held };
   }
 
   const outputSize = plannedSize(operation, displayed, limits);
   assertEncodable(outputFormat, outputSize);
+  const region = operation.kind === 'crop' ? operation.region : { x: 0, y: 0, ...displayed };
+  const profile = await readColourProfile(inputFormat, input);
+  const jpegBands = inputFormat === 'jpeg' && stored.width * stored.height > JPEG_BAND_PIXELS ? planJpegBands(input, JPEG_BAND_PIXELS) : null;
+  const inBands = canDecodeInBands(jpegBands && jpegBands.bands, profile);
+  const plan = memoryPlan({ inputFormat, input, stored, orientation, region, inBands, operation, outputFormat, outputSize });
+  assertFitsMemory(plan, limits.memoryBudgetBytes);
 
   const meter = new MemoryMeter();
-  const decoded = await decode(inputFormat, input);
-  meter.note(input, decoded.data);
-  if (decoded.width !== stored.width || decoded.height !== stored.height) {
-    throw damaged(inputFormat, `header says ${stored.width}x${stored.height}, image data is ${decoded.width}x${decoded.height}`);
-  }
-  // Outputs carry no ICC profile (decisions.md), so pixels are converted to sRGB, the space a
-  // viewer assumes without one; CMYK always needs converting.
-  const srgb = toSrgb(decoded, await readColourProfile(inputFormat, input));
-  meter.note(input, decoded.data, srgb.data);
-  // Each step may return its input unchanged; the meter counts a shared buffer once.
+  // No variable keeps the decoded frame: once transformed, it can be collected before encoding.
+  const image = transform(
+    await decodeImage({ format: inputFormat, input, stored, orientation, region, bands: jpegBands?.bands ?? null, profile, meter }),
+    { orientation, operation, outputSize, outputFormat },
+    (before, after) => meter.note(input, before, after),
+  );
+  const bytes = await encodeImage(outputFormat, image, operation.quality);
+  meter.note(input, image.data, bytes);
+  return { bytes, format: outputFormat, width: image.width, height: image.height, peakBytes: meter.peakBytes, plannedPeakBytes: peakBytes(plan) };
+}
+
+interface TransformRequest {
+  orientation: number;
+  operation: Operation;
+  outputSize: Dimensions;
+  outputFormat: ImageFormat;
+}
+
+/**
+ * The pixel steps after decoding. Each may return its input unchanged; a replaced frame is no
+ * longer referenced once the next step has run, so the collector can take it before encoding.
+ */
+function transform(decoded: Decoded, request: TransformRequest, note: (before: RgbaImage['data'], after: RgbaImage['data']) => void): RgbaImage {
+  const { orientation, operation, outputSize, outputFormat } = request;
   const steps: ((image: RgbaImage) => RgbaImage)[] = [
-    (image) => applyOrientation(image, orientation),
-    (image) => (operation.kind === 'crop' ? crop(image, operation.region) : image),
+    (image) => (decoded.placed ? image : applyOrientation(image, orientation)),
+    (image) => (operation.kind === 'crop' && !decoded.placed ? crop(image, operation.region) : image),
     (image) => (operation.kind === 'resize' ? resize(image, outputSize.width, outputSize.height) : image),
     (image) => (FORMATS[outputFormat].supportsAlpha ? image : flattenOnWhite(image)),
   ];
-  let image = srgb;
+  let image = decoded.image;
   for (const step of steps) {
     const next = step(image);
-    meter.note(input, image.data, next.data);
+    note(image.data, next.data);
     image = next;
   }
-  const bytes = await encode(outputFormat, image, operation.quality);
-  meter.note(input, image.data, bytes);
-  return { bytes, format: outputFormat, width: image.width, height: image.height, peakBytes: meter.peakBytes };
+  return image;
+}
+
+interface PlanFacts {
+  inputFormat: ImageFormat;
+  input: Uint8Array;
+  stored: Dimensions;
+  orientation: number;
+  region: Region;
+  inBands: boolean;
+  operation: Operation;
+  outputFormat: ImageFormat;
+  outputSize: Dimensions;
+}
+
+/** What the steps above will allocate, for the memory guard. */
+function memoryPlan(facts: PlanFacts): MemoryPlan {
+  const { inputFormat, input, stored, orientation, region, inBands, operation, outputFormat, outputSize } = facts;
+  const cropped = operation.kind === 'crop';
+  return {
+    inputFormat,
+    inputBytes: input.byteLength,
+    input: stored,
+    decodeInBands: inBands,
+    decodedPixels: inBands ? region.width * region.height : stored.width * stored.height,
+    orientationCopy: !inBands && orientation !== 1,
+    cropCopy: !inBands && cropped,
+    resize: operation.kind === 'resize' ? { from: region, to: outputSize } : null,
+    outputFormat,
+    output: outputSize,
+    encodeInBands: encodesInBands(outputFormat, outputSize.width * outputSize.height),
+    quality: operation.quality,
+  };
 }
 
 /** The output size, checked against the request's rules and the output pixel limit. */
@@ -92,34 +148,6 @@ function assertEncodable(format: ImageFormat, size: Dimensions): void {
       'format',
       `${label} images can be at most ${maxDimension} pixels per side and the result would be ${size.width}x${size.height}; choose another format or a smaller size`,
     );
-  }
-}
-
-function damaged(format: ImageFormat, detail: unknown): AppError {
-  return new AppError(
-    'UNSUPPORTED_FORMAT',
-    `The file looks like ${FORMATS[format].label} but could not be decoded: it is damaged, truncated or uses a feature that is not supported.`,
-    detail,
-  );
-}
-
-async function decode(format: ImageFormat, input: Uint8Array): Promise<DecodedImage> {
-  try {
-    return await FORMATS[format].codec.decode(input);
-  } catch (error) {
-    // Running out of memory says nothing about the file; everything else is the file's fault.
-    if (error instanceof RangeError || /memory|Cannot enlarge/i.test(String(error))) {
-      throw new AppError('CONVERSION_FAILED', 'The image could not be processed: it needs more memory than is available.', error);
-    }
-    throw damaged(format, error);
-  }
-}
-
-async function encode(format: ImageFormat, image: RgbaImage, quality: number): Promise<Uint8Array> {
-  try {
-    return await FORMATS[format].codec.encode(image, quality);
-  } catch (error) {
-    throw new AppError('CONVERSION_FAILED', `Encoding the result as ${FORMATS[format].label} failed.`, error);
   }
 }
 

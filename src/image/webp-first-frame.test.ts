@@ -254,7 +254,7 @@ describe('webp codec: animated WebP decodes as its first frame', () => {
 
   it('processes mutated animations to a result or UNSUPPORTED_FORMAT / FILE_TOO_LARGE, never another error', async () => {
     const bytes = animatedWebp(64, 40, [{ still: alphaSmall, x: 6, y: 12 }, { still: opaqueB }]);
-    const limits = { maxInputPixels: 1 << 16, maxOutputPixels: 1 << 16 };
+    const limits = { maxInputPixels: 1 << 16, maxOutputPixels: 1 << 16, memoryBudgetBytes: 100 * 2 ** 20 };
     await fc.assert(
       fc.asyncProperty(mutated(bytes, 200), async (input) => {
         try {

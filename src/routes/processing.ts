@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
 import { processImage } from '../image/pipeline';
+import { oneAtATime } from '../pipeline-gate';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
@@ -56,11 +57,15 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
   const settings = c.get('settings');
   if (file.size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
 
-  const image = await processImage(new Uint8Array(await file.arrayBuffer()), operation, settings.pixelLimits[plan]);
+  const input = new Uint8Array(await file.arrayBuffer());
+  const image = await oneAtATime(() => processImage(input, operation, settings.pixelLimits[plan]));
   const now = new Date();
   const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
-  if (settings.diagnosticHeaders) c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
+  if (settings.diagnosticHeaders) {
+    c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
+    c.header('X-Pipeline-Planned-Bytes', String(image.plannedPeakBytes));
+  }
   return c.json(
     {
       success: true as const,

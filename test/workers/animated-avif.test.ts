@@ -3,7 +3,7 @@ import { processImage } from '../../src/image/pipeline';
 import { fixture } from './helpers';
 import { decodeImage } from './images';
 
-const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000 };
+const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000, memoryBudgetBytes: 100 * 2 ** 20 };
 
 describe('an AVIF image sequence (avifenc: a red frame, then a blue one)', () => {
   it('is converted, cropped and stripped as its first frame', async () => {

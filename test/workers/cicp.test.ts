@@ -15,7 +15,7 @@ import { decodeImage } from './images';
  * pixels within 2. Their raw decoded pixels must be visibly off, so the test cannot pass without
  * the conversion.
  */
-const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000 };
+const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000, memoryBudgetBytes: 100 * 2 ** 20 };
 const measured: Array<{ file: string; managed: DeltaEStats; unmanaged: DeltaEStats }> = [];
 
 function original(): RgbaImage {

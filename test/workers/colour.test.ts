@@ -13,7 +13,7 @@ import { referenceDecode } from './images';
  * reference (sharp/lcms applying the embedded profile): mean CIEDE2000 at most 1, 95% of pixels
  * within 2.
  */
-const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000 };
+const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000, memoryBudgetBytes: 100 * 2 ** 20 };
 // A CMYK file without a profile has no colour-managed truth, only a convention: both sides read it
 // with libvips' default CMYK profile, and the tables are interpolated differently (a 9^4 CLUT
 // resampled to 17^4, black point compensation): measured mean 1.1, p95 3.9.

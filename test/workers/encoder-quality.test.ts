@@ -12,7 +12,7 @@ import { referenceDecode } from './images';
 // Measured 2026-11-22: JPEG 0.8657 (the same as progressive mozjpeg: baseline changes only the
 // entropy coding), WebP 0.9607, AVIF 0.9899 (speed 7 at this size); the floors leave a little room.
 const FLOOR = { jpeg: 0.86, webp: 0.955, avif: 0.985 } as const;
-const LIMITS = { maxInputPixels: 40e6, maxOutputPixels: 40e6 };
+const LIMITS = { maxInputPixels: 40e6, maxOutputPixels: 40e6, memoryBudgetBytes: 100 * 2 ** 20 };
 
 describe('encoder quality at the default quality 80', () => {
   for (const format of ['jpeg', 'webp', 'avif'] as const) {

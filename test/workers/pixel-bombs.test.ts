@@ -14,7 +14,7 @@ import { encodeImage, gradient, pngHeaderOnly } from './images';
  * behind them: both must be refused from the header, before any decoder allocates.
  */
 
-const limits = { maxInputPixels: 1_000_000, maxOutputPixels: 1_000_000 };
+const limits = { maxInputPixels: 1_000_000, maxOutputPixels: 1_000_000, memoryBudgetBytes: 100 * 2 ** 20 };
 const convert = { kind: 'convert', format: 'png', quality: 80 } as const;
 
 /** Runs the pipeline on `input`, expecting a refusal with `code` well under the time any decode takes. */

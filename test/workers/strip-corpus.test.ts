@@ -6,7 +6,7 @@ import { detectFormat } from '../../src/image/sniff';
 import { metadataFound } from '../support/metadata-found';
 import { corpus, corpusList, fixture, fixtureList } from './helpers';
 
-const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000 };
+const LIMITS = { maxInputPixels: 40_000_000, maxOutputPixels: 40_000_000, memoryBudgetBytes: 100 * 2 ** 20 };
 const FOLDERS = ['png/pngsuite', 'webp', 'avif', 'jpeg/camera', 'jpeg/orientation', 'jpeg/bad-exif', 'photos'];
 // Broken on purpose (PngSuite x*) or decodable only by some decoders: see corpus.test.ts.
 const SKIPPED = /\/x[^/]*\.png$|very_short\.webp$|bad_palette_index\.webp$|bad-exif\/corrupted\.jpg$/;

@@ -40,26 +40,39 @@ export function readIccProfile(format: ImageFormat, bytes: Uint8Array): Promise<
  * (always) to 8-bit sRGB RGBA.
  */
 export function toSrgb(image: DecodedImage, profile: ColourProfile | null): RgbaImage {
-  if (profile?.kind === 'cicp') {
-    // CICP describes RGB only; a CMYK image (JPEG, which has no CICP) gets its usual default.
-    if (isCmyk(image)) return toSrgb(image, null);
-    const convert = cicpConversion(profile);
-    if (convert) convert(image.data);
-    return image;
-  }
-  const parsed = profile && parseIccProfile(profile.bytes);
   if (isCmyk(image)) {
+    // CICP describes RGB only; a CMYK image (JPEG, which has no CICP) gets its usual default.
+    const parsed = profile?.kind === 'icc' ? parseIccProfile(profile.bytes) : null;
     // The CMYK buffer becomes the RGBA buffer: both are 4 bytes per pixel.
     const convert = (parsed && cmykConversion(parsed)) ?? defaultCmykConversion();
     convert(image.data);
     return { data: image.data, width: image.width, height: image.height };
   }
+  const conversion = rgbToSrgbConversion(profile);
+  if (conversion.kind === 'convert') conversion.convert(image.data);
   // A grey profile describes grey pixels only; on a colour image it is a mislabel that lcms would
   // refuse and libvips ignores, so colours are kept rather than turned grey.
-  const fits = parsed && (parsed.colorSpace !== 'GRAY' || isGrey(image.data));
-  const convert = fits && rgbConversion(parsed);
-  if (convert) convert(image.data);
+  if (conversion.kind === 'if-grey' && isGrey(image.data)) conversion.convert(image.data);
   return image;
+}
+
+/**
+ * The in-place conversion of RGBA pixels to sRGB, built once per image so it can run band by band.
+ * `if-grey`: a grey profile, which applies only if the whole image turns out to be grey.
+ */
+export type RgbToSrgb =
+  | { kind: 'none' }
+  | { kind: 'convert' | 'if-grey'; convert: (rgba: Uint8Array | Uint8ClampedArray) => void };
+
+export function rgbToSrgbConversion(profile: ColourProfile | null): RgbToSrgb {
+  if (profile?.kind === 'cicp') {
+    const convert = cicpConversion(profile);
+    return convert ? { kind: 'convert', convert } : { kind: 'none' };
+  }
+  const parsed = profile && parseIccProfile(profile.bytes);
+  const convert = parsed && rgbConversion(parsed);
+  if (!parsed || !convert) return { kind: 'none' };
+  return { kind: parsed.colorSpace === 'GRAY' ? 'if-grey' : 'convert', convert };
 }
 
 function isGrey(rgba: ArrayLike<number>): boolean {
