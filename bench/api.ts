@@ -47,6 +47,8 @@ export interface TimedResponse<T> {
   json: T;
   /** X-Pipeline-Peak-Bytes: what the Worker's pipeline held at its fullest (DIAGNOSTIC_HEADERS=true). */
   pipelinePeakBytes: number | null;
+  /** X-Pipeline-Planned-Bytes: what the memory guard predicted for the request before decoding. */
+  pipelinePlannedBytes: number | null;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -97,17 +99,27 @@ export class ApiClient {
         await sleep(1000 * (Number(res.headers.get('retry-after')) || 1));
         continue;
       }
-      return { status: res.status, ms, json, pipelinePeakBytes: Number(res.headers.get('x-pipeline-peak-bytes')) || null };
+      return {
+        status: res.status,
+        ms,
+        json,
+        pipelinePeakBytes: Number(res.headers.get('x-pipeline-peak-bytes')) || null,
+        pipelinePlannedBytes: Number(res.headers.get('x-pipeline-planned-bytes')) || null,
+      };
     }
   }
 
   /** A processing call that must succeed; returns the Result object and the time. */
-  async process(key: string, pathname: string, body: MultipartBody): Promise<{ ms: number; result: ApiResult; pipelinePeakBytes: number | null }> {
+  async process(
+    key: string,
+    pathname: string,
+    body: MultipartBody,
+  ): Promise<{ ms: number; result: ApiResult; pipelinePeakBytes: number | null; pipelinePlannedBytes: number | null }> {
     const res = await this.call<{ success: boolean; data?: ApiResult; error?: { code: string; message: string } }>(key, 'POST', pathname, body);
     if (res.status !== 200 || !res.json.success || !res.json.data) {
       throw new Error(`POST ${pathname} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 500)}`);
     }
-    return { ms: res.ms, result: res.json.data, pipelinePeakBytes: res.pipelinePeakBytes };
+    return { ms: res.ms, result: res.json.data, pipelinePeakBytes: res.pipelinePeakBytes, pipelinePlannedBytes: res.pipelinePlannedBytes };
   }
 
   /** Downloads a result file (untimed). */

@@ -87,7 +87,7 @@ export function printReport(report: BenchReport): void {
     out();
     out('Memory: one request on a fresh wrangler dev; user-Worker workerd RSS (MiB), peak = max(sampled every 10 ms, VmHWM)');
     table(
-      ['workload', 'input', 'idle', 'peak', 'above idle', 'sampled peak', 'proxy above idle', 'request ms', 'pipeline bytes (instrumented)', 'target', 'result'],
+      ['workload', 'input', 'idle', 'peak', 'above idle', 'sampled peak', 'proxy above idle', 'request ms', 'pipeline bytes (instrumented)', 'planned (guard)', 'default config', 'target', 'result'],
       report.memory.map((m) => [
         m.id,
         `${m.megapixels} MP`,
@@ -98,11 +98,13 @@ export function printReport(report: BenchReport): void {
         m.proxy ? mib(m.proxy.aboveIdleKb) : '-',
         ms(m.requestMs),
         m.pipelineBytesInstrumented === null ? '-' : mib(m.pipelineBytesInstrumented / 1024),
+        m.pipelineBytesPlanned === null ? '-' : mib(m.pipelineBytesPlanned / 1024),
+        m.pipelineBytesPlanned === null ? '-' : m.pipelineBytesPlanned <= 100 * 2 ** 20 ? 'runs' : 'refused',
         m.target?.text ?? '-',
         m.target ? passFail(m.target.pass) : '',
       ]),
       1,
-      [8, 9, 10],
+      [8, 9, 10, 11, 12],
     );
   }
 
