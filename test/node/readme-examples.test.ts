@@ -71,17 +71,25 @@ describe('the README, run against npm run dev', () => {
     expect(((await after.json()) as any).data.user.plan).toBe('free');
   });
 
-  it('converts a 12 MP photo end to end (time is logged for the README)', async () => {
+  it('converts a 12 MP photo end to end, and refuses a result too large for a Worker with the size that fits', async () => {
     const photo = readFileSync(path.join(PROJECT_ROOT, '../shared/corpus/photos/photo-12mp.jpg'));
-    const form = new FormData();
-    form.append('file', new File([photo], 'photo-12mp.jpg'));
-    form.append('format', 'webp');
+    const convert = async (format: string) => {
+      const form = new FormData();
+      form.append('file', new File([photo], 'photo-12mp.jpg'));
+      form.append('format', format);
+      const response = await fetch(`${server.url}/api/v1/convert`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${DEMO_ACCOUNTS[1].key}` } });
+      const text = await response.text();
+      return { status: response.status, body: JSON.parse(text.startsWith('{') ? text : JSON.stringify({ unexpected: text })) };
+    };
     const started = performance.now();
-    const response = await fetch(`${server.url}/api/v1/convert`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${DEMO_ACCOUNTS[1].key}` } });
-    const text = await response.text();
+    const jpeg = await convert('jpg');
     const ms = performance.now() - started;
-    const body = JSON.parse(text.startsWith('{') ? text : JSON.stringify({ unexpected: text }));
-    expect(body).toMatchObject({ success: true, data: { width: 4000, height: 3000, format: 'webp' } });
-    console.log(`12 MP JPEG -> WebP q80 through wrangler dev: ${Math.round(ms)} ms, ${body.data.size} bytes`);
+    expect(jpeg.body).toMatchObject({ success: true, data: { width: 4000, height: 3000, format: 'jpg' } });
+    console.log(`12 MP JPEG -> JPEG q80 through wrangler dev: ${Math.round(ms)} ms, ${jpeg.body.data.size} bytes`);
+
+    const webp = await convert('webp');
+    expect(webp.status).toBe(422);
+    expect(webp.body.error.code).toBe('FILE_TOO_LARGE');
+    expect(webp.body.error.message).toMatch(/WebP results can be at most 5\.\d megapixels/);
   });
 });

@@ -5,7 +5,7 @@ import { planJpegBands, type JpegBandPlan } from './bands';
 import { readJpegHeader } from './header';
 import { DC, EVERY_DC_CATEGORY, type HuffmanSpec } from './huffman';
 import { scanLayout } from './scan';
-import { BASELINE, corpus, decodeBands, decodeRgba, encodeJpeg, mutated, picture, sameBytes, SUBSAMPLING } from './test-codecs';
+import { BASELINE, corpus, decodeBands, decodeRgba, encodeJpeg, fixture, mutated, picture, sameBytes, SUBSAMPLING } from './test-codecs';
 import { withDeepDcTable, withRestartMarkers } from './test-rewrite-scan';
 
 const ORIENTATION = ['landscape', 'portrait'].flatMap((kind) => [1, 2, 3, 4, 5, 6, 7, 8].map((n) => `jpeg/orientation/${kind}_${n}.jpg`));
@@ -205,7 +205,7 @@ describe('planJpegBands: null for what it cannot band', () => {
   it('progressive, 4-component and multi-scan files', async () => {
     expect(planJpegBands(await corpus('avif/fox.jpg'), 1)).toBeNull(); // progressive
     for (const name of ['cmyk-adobe.jpg', 'cmyk-progressive.jpg', 'ycck-420.jpg']) {
-      expect(planJpegBands(await corpus(`cmyk/${name}`, 'fixtures'), 1), name).toBeNull();
+      expect(planJpegBands(await fixture(`cmyk/${name}`), 1), name).toBeNull();
     }
     const progressive = await encodeJpeg(picture(64, 64), { ...BASELINE, baseline: false, progressive: true });
     expect(planJpegBands(progressive, 1)).toBeNull();

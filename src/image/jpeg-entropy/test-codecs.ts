@@ -1,10 +1,8 @@
 /**
- * Test helpers (imported by the *.test.ts files here only): corpus files, jSquash's mozjpeg
- * instantiated for these tests alone, band decoding and stacking, a synthetic picture. They stand
- * apart from test/support/image-testing.ts, which loads every codec of the pipeline.
+ * Test helpers (imported by the *.test.ts files here only): jSquash's own mozjpeg, instantiated
+ * for these tests alone (the reference the bands are compared with, independent of codecs/jpeg.ts),
+ * band decoding and stacking, a synthetic picture.
  */
-import { env } from 'cloudflare:test';
-import fc from 'fast-check';
 import decode, { init as initDecoder } from '@jsquash/jpeg/decode';
 import encode, { init as initEncoder } from '@jsquash/jpeg/encode';
 import decoderWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
@@ -18,34 +16,8 @@ type InitWithModule = (module: WebAssembly.Module) => Promise<void>;
 let ready: Promise<unknown> | undefined;
 const codecs = () => (ready ??= Promise.all([(initDecoder as unknown as InitWithModule)(decoderWasm), (initEncoder as unknown as InitWithModule)(encoderWasm)]));
 
-/** Bytes of a file of ../shared/corpus (or, with `from: 'fixtures'`, of test/fixtures). */
-export async function corpus(path: string, from: 'corpus' | 'fixtures' = 'corpus'): Promise<Uint8Array> {
-  const response = await (from === 'corpus' ? env.CORPUS : env.FIXTURES).fetch(`http://files/${path}`);
-  if (!response.ok) throw new Error(`${from}: ${path}: ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-/** Copies of `bytes` with one byte changed (often in the first `headerBytes`), and maybe cut short. */
-export function mutated(bytes: Uint8Array, headerBytes: number): fc.Arbitrary<Uint8Array> {
-  const last = bytes.length - 1;
-  return fc
-    .record({
-      at: fc.oneof(fc.nat({ max: Math.min(headerBytes, last) }), fc.nat({ max: last })),
-      value: fc.integer({ min: 0, max: 255 }),
-      cut: fc.oneof(fc.constant(bytes.length), fc.nat({ max: bytes.length })),
-    })
-    .map(({ at, value, cut }) => {
-      const copy = bytes.slice(0, cut);
-      if (at < copy.length) copy[at] = value;
-      return copy;
-    });
-}
-
-export function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+// Corpus access and byte helpers are the suite's own.
+export { corpus, fixture, mutated, sameBytes } from '../../../test/support/image-testing';
 
 /** The project's encoder settings (src/image/codecs/jpeg.ts) at quality 80. */
 export const BASELINE: Partial<EncodeOptions> = { quality: 80, baseline: true, progressive: false, optimize_coding: true };
