@@ -33,7 +33,7 @@ const DECODE: Record<ImageFormat, WasmCost> = {
 /** An encoder's memory at its peak: its copy of the pixels, working buffers and the file. */
 const ENCODE: Record<ImageFormat, WasmCost> = {
   jpeg: { perPixel: 16.7, fixed: 2 * MB }, // 12 MP: 190.4 MB (trellis keeps whole-image buffers)
-  png: { perPixel: 17.3, fixed: 2 * MB }, // 4 MP: 65.1 MB, 12 MP: 159.9 MB
+  png: { perPixel: 23.5, fixed: 2 * MB }, // photo 12 MP: 159.9 MB; white noise 4000x3000: 267.1 MB
   webp: { perPixel: 13.9, fixed: 2 * MB }, // 12 MP: 158.6 MB
   avif: { perPixel: 29, fixed: 14 * MB }, // 12 MP: 344.4 MB
 };
