@@ -42,7 +42,7 @@ describe('POST /api/v1/convert', () => {
       expect([decoded.width, decoded.height]).toEqual([data.width, data.height]);
     }
     expect(await usedToday(user.id)).toBe(4);
-  });
+  }, 30_000); // four encodes of up to 1 MP each, AVIF among them: seconds on a busy machine
 
   it('keeps pixels exactly when converting to PNG and close at the default quality', async () => {
     const user = await createTestUser({ plan: 'pro' });
