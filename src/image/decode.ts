@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { BandFrame } from './band-frame';
 import { decodeJpegBands } from './codecs/jpeg';
-import { rgbToSrgbConversion, toSrgb, type ColourProfile } from './color';
+import { rgbToSrgbConversion, toSrgb, type ColourProfile, type RgbToSrgb } from './color';
 import type { Orientation } from './exif';
 import { FORMATS } from './formats';
 import type { JpegBand } from './jpeg-entropy/bands';
@@ -26,22 +26,30 @@ export interface DecodeRequest {
   orientation: Orientation | number;
   /** The displayed region the result needs (the whole image unless cropping). */
   region: Region;
-  /** From jpeg-entropy/bands.ts when the file can be decoded band by band. */
-  bands: JpegBand[] | null;
+  /** Set when the file is decoded band by band (bandedDecode). */
+  banded: BandedDecode | null;
   profile: ColourProfile | null;
   meter: MemoryMeter;
 }
 
+/** A baseline JPEG's bands (jpeg-entropy/bands.ts) and the colour conversion, built once for all of them. */
+export interface BandedDecode {
+  bands: JpegBand[];
+  conversion: RgbToSrgb;
+}
+
 /** Bands are used unless the colour conversion depends on the whole image (a grey profile). */
-export function canDecodeInBands(bands: JpegBand[] | null, profile: ColourProfile | null): bands is JpegBand[] {
-  return bands !== null && rgbToSrgbConversion(profile).kind !== 'if-grey';
+export function bandedDecode(bands: JpegBand[] | null, profile: ColourProfile | null): BandedDecode | null {
+  if (!bands) return null;
+  const conversion = rgbToSrgbConversion(profile);
+  return conversion.kind === 'if-grey' ? null : { bands, conversion };
 }
 
 export async function decodeImage(request: DecodeRequest): Promise<Decoded> {
-  const { format, input, stored, bands, profile, meter } = request;
-  if (canDecodeInBands(bands, profile)) {
+  const { format, input, stored, banded, profile, meter } = request;
+  if (banded) {
+    const { bands, conversion } = banded;
     const frame = new BandFrame(stored, request.orientation, request.region);
-    const conversion = rgbToSrgbConversion(profile);
     await guarded(format, () =>
       decodeJpegBands(bands, frame.neededRows(), (rgba, y, rows) => {
         if (conversion.kind === 'convert') conversion.convert(rgba);

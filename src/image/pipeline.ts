@@ -1,7 +1,7 @@
 import { AppError, invalidParameter } from '../errors';
 import { readColourProfile } from './color';
 import { crop } from './crop';
-import { canDecodeInBands, decodeImage, type Decoded } from './decode';
+import { bandedDecode, decodeImage, type Decoded } from './decode';
 import { encodeImage, encodesInBands } from './encode';
 import { readOrientation } from './exif';
 import { flattenOnWhite } from './flatten';
@@ -50,14 +50,15 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   const region = operation.kind === 'crop' ? operation.region : { x: 0, y: 0, ...displayed };
   const profile = await readColourProfile(inputFormat, input);
   const jpegBands = inputFormat === 'jpeg' && stored.width * stored.height > JPEG_BAND_PIXELS ? planJpegBands(input, JPEG_BAND_PIXELS) : null;
-  const inBands = canDecodeInBands(jpegBands && jpegBands.bands, profile);
+  const banded = bandedDecode(jpegBands && jpegBands.bands, profile);
+  const inBands = banded !== null;
   const plan = memoryPlan({ inputFormat, input, stored, orientation, region, inBands, operation, outputFormat, outputSize });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
 
   const meter = new MemoryMeter();
   // No variable keeps the decoded frame: once transformed, it can be collected before encoding.
   const image = transform(
-    await decodeImage({ format: inputFormat, input, stored, orientation, region, bands: jpegBands?.bands ?? null, profile, meter }),
+    await decodeImage({ format: inputFormat, input, stored, orientation, region, banded, profile, meter }),
     { orientation, operation, outputSize, outputFormat },
     (before, after) => meter.note(input, before, after),
   );
