@@ -31,7 +31,7 @@ export interface SettingsSource {
  * baseline JPEG that fits the budget for a full-size JPEG result (README "Memory"); other formats
  * and operations are held to what fits by the memory guard (image/memory-plan.ts).
  */
-export const DEFAULTS = { retentionHours: 24, megapixels: 14, memoryBudgetMb: 100 };
+const DEFAULTS = { retentionHours: 24, megapixels: 14, memoryBudgetMb: 100 };
 
 function positiveNumber(raw: string | undefined, fallback: number): number {
   const value = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
