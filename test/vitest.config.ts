@@ -1,6 +1,7 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serveReferenceDecode } from './support/reference-decoder.ts';
@@ -50,13 +51,17 @@ function workersProject(test: { name: string; include: string[]; exclude?: strin
         },
       }),
     ],
-    test: { root, setupFiles: ['test/workers/setup.ts'], ...test },
+    // Codec work on 12 MP photos takes seconds, and longer when two files share the two cores.
+    test: { root, setupFiles: ['test/workers/setup.ts'], testTimeout: 60_000, ...test },
   };
 }
 
 export default defineConfig({
   root,
   test: {
+    // Vitest runs one file at a time on a 2-core machine by default (cores - 1); the suite is
+    // CPU-bound in workerd and Node, so two files at a time nearly halve it.
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       workersProject({ name: 'workers', include: ['src/**/*.test.ts', 'test/workers/**/*.test.ts'], exclude: ['src/image/**'] }),
       // Pure unit tests of src/image (no storage, no module state they rely on being fresh): one
