@@ -80,7 +80,7 @@ export default defineConfig({
       },
       {
         // The web pages in headless Chromium against `npm run dev` (test/e2e/browser.ts finds Chromium).
-        // One file at a time, after the other projects: each file starts its own dev server and browser.
+        // Each file starts its own dev server (free ports) and browser, so it can overlap other files.
         test: {
           name: 'browser',
           root,
@@ -88,8 +88,6 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 240_000,
-          fileParallelism: false,
-          maxWorkers: 1,
         },
       },
     ],
