@@ -57,8 +57,9 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
   const settings = c.get('settings');
   if (file.size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
 
-  const input = new Uint8Array(await file.arrayBuffer());
-  const image = await oneAtATime(() => processImage(input, operation, settings.pixelLimits[plan]));
+  // The bytes are copied out of the upload only once it is this request's turn, so a request
+  // waiting at the gate holds its upload once, not twice.
+  const image = await oneAtATime(async () => processImage(new Uint8Array(await file.arrayBuffer()), operation, settings.pixelLimits[plan]));
   const now = new Date();
   const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
