@@ -1,4 +1,5 @@
 import type { Dimensions, ImageFormat } from './types';
+import { resizeScratchBytes } from './resize';
 
 /*
  * How many bytes one pipeline run will hold at its fullest, predicted from the header before
@@ -6,8 +7,8 @@ import type { Dimensions, ImageFormat } from './types';
  * of killing the isolate (a deployed isolate has 128 MB and local workerd enforces nothing).
  *
  * The codec figures are upper bounds fitted to measurements of fresh instances at 1, 2, 4, 8 and
- * 12 MP (`npm run measure-memory`, README "Memory"); test/workers/memory-plan.test.ts runs the real
- * pipeline and checks that it never holds more than predicted.
+ * 12 MP (`npm run bench -- --codec-memory`, README "Memory"); test/workers/memory-budget.test.ts
+ * runs the real pipeline and checks that it never holds more than predicted.
  */
 
 const MB = 1 << 20;
@@ -106,9 +107,7 @@ export function stagePeaks(plan: MemoryPlan): Record<Stage, number> {
   }
   if (plan.resize) {
     const { from, to } = plan.resize;
-    // The intermediate of the two passes; premultiplied images use 8 bytes a pixel.
-    const intermediate = 8 * Math.max(to.width * from.height, from.width * to.height);
-    transform = Math.max(transform, held + 4 * current + intermediate + outputFrame);
+    transform = Math.max(transform, held + 4 * current + resizeScratchBytes(from, to) + outputFrame);
   }
 
   const result = resultBytes(plan.outputFormat, outputPixels, plan.quality);

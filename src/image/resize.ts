@@ -1,3 +1,4 @@
+import { boxShrinkFactor, boxShrinkOpaque, boxShrunkSize } from './box-shrink';
 import { pixelWords } from './pixels';
 import type { Dimensions, RgbaImage } from './types';
 
@@ -16,6 +17,9 @@ import type { Dimensions, RgbaImage } from './types';
  * - Images with any alpha below 255 are filtered premultiplied (16-bit intermediate holding
  *   colour * alpha and alpha * 255) and un-premultiplied at the end; a pixel whose alpha
  *   rounds to 0 comes out as 0,0,0,0.
+ * - Large reductions of opaque images start with a box filter down to at least twice the
+ *   target size (box-shrink.ts), as vips_resize does with its default gap. Images with
+ *   transparency skip it: averaging colour without alpha weighting would make fringes.
  * - The two passes share one intermediate typed array; the pass order doing fewer
  *   multiply-adds goes first, and an axis whose size does not change is not filtered.
  * - Enlarging is Lanczos-3 too, centre-aligned. libvips (sharp) enlarges differently: bicubic
@@ -111,7 +115,7 @@ function contributions(inSize: number, outSize: number): Contributions {
 
 /** Resizes to exactly width x height with Lanczos-3 (see the notes at the top of this file). */
 export function resize(image: RgbaImage, width: number, height: number): RgbaImage {
-  const { width: srcW, height: srcH } = image;
+  let { width: srcW, height: srcH } = image;
   if (!Number.isSafeInteger(width) || !Number.isSafeInteger(height) || width < 1 || height < 1) {
     throw new Error(`resize: invalid target size ${width}x${height}`);
   }
@@ -123,12 +127,15 @@ export function resize(image: RgbaImage, width: number, height: number): RgbaIma
   }
   if (width === srcW && height === srcH) return { data: new Uint8Array(image.data), width, height };
 
-  const src = pixelWords(image.data);
+  let src = pixelWords(image.data);
+  const opaque = isOpaque(src);
+  const fx = boxShrinkFactor(srcW, width);
+  const fy = boxShrinkFactor(srcH, height);
+  if (opaque && (fx > 1 || fy > 1)) ({ words: src, width: srcW, height: srcH } = boxShrinkOpaque(src, srcW, srcH, fx, fy));
   const ch = width !== srcW ? contributions(srcW, width) : null;
   const cv = height !== srcH ? contributions(srcH, height) : null;
   const outBytes = new Uint8Array(width * height * 4);
   const result: RgbaImage = { data: outBytes, width, height };
-  const opaque = isOpaque(src);
 
   if (ch && cv) {
     // Multiply-adds of each order: a pass costs (lines it runs over) * (taps per line).
@@ -173,6 +180,17 @@ export function resize(image: RgbaImage, width: number, height: number): RgbaIma
   return result;
 }
 
+
+/** Most bytes of the temporaries resize() allocates besides its input and output (memory-plan.ts). */
+export function resizeScratchBytes(from: Dimensions, to: Dimensions): number {
+  // With transparency: the premultiplied intermediate between the passes, 8 bytes a pixel.
+  const premultiplied = 8 * Math.max(to.width * from.height, from.width * to.height);
+  // Opaque: the box-shrunk copy (when there is one), then a 4-byte intermediate.
+  const shrunk = boxShrunkSize(from, to);
+  const boxed = shrunk.width !== from.width || shrunk.height !== from.height;
+  const opaque = (boxed ? 4 * shrunk.width * shrunk.height : 0) + 4 * Math.max(to.width * shrunk.height, shrunk.width * to.height);
+  return Math.max(premultiplied, opaque);
+}
 
 function isOpaque(px: Int32Array): boolean {
   for (let i = 0; i < px.length; i++) if (px[i] >>> 24 !== 255) return false;

@@ -1,0 +1,75 @@
+import type { Dimensions } from './types';
+
+/*
+ * The first step of a large reduction, as libvips' vips_resize does it with its default
+ * "reducing gap" of 2 (Pillow's reducing_gap works the same way): a box filter shrinks each axis
+ * by an integer factor, only so far that at least twice the target size is left, and Lanczos-3
+ * then does the final reduction, which is what decides the quality. A 4000 px wide photo going
+ * to 1000 px is averaged 2x2 first, so Lanczos reads 12 taps a pixel instead of 24 on an image a
+ * quarter the size.
+ */
+
+/** vips_resize's default gap: the box filter stops at twice the target size or more. */
+const REDUCING_GAP = 2;
+
+/** The integer factor the box filter shrinks one axis by (1: no box step). */
+export function boxShrinkFactor(inSize: number, outSize: number): number {
+  return Math.max(1, Math.floor(inSize / (outSize * REDUCING_GAP)));
+}
+
+/** Size after the box step: a last, partial box still makes a pixel (libvips' "ceil" mode). */
+export function boxShrunkSize(from: Dimensions, to: Dimensions): Dimensions {
+  return {
+    width: Math.ceil(from.width / boxShrinkFactor(from.width, to.width)),
+    height: Math.ceil(from.height / boxShrinkFactor(from.height, to.height)),
+  };
+}
+
+const ALPHA_255 = 255 << 24;
+
+/**
+ * Averages fx x fy boxes of opaque RGBA words (R in the low byte), rounding to nearest; boxes cut
+ * by the right or bottom edge average the pixels they have. Box centres sit at (o + 0.5) * f - 0.5,
+ * the centre-aligned grid the Lanczos step uses too.
+ */
+export function boxShrinkOpaque(src: Int32Array, srcW: number, srcH: number, fx: number, fy: number): { words: Int32Array; width: number; height: number } {
+  const width = Math.ceil(srcW / fx);
+  const height = Math.ceil(srcH / fy);
+  const out = new Int32Array(width * height);
+  // Float64 sums stay exact however large the box (12000 x 12000 pixels of 255 passes 2^32).
+  const sums = new Float64Array(width * 3);
+  for (let oy = 0; oy < height; oy++) {
+    sums.fill(0);
+    const firstRow = oy * fy;
+    const rows = Math.min(srcH, firstRow + fy) - firstRow;
+    for (let y = firstRow; y < firstRow + rows; y++) {
+      const rowEnd = (y + 1) * srcW;
+      let i = y * srcW;
+      for (let s = 0; s < sums.length; s += 3) {
+        const end = Math.min(i + fx, rowEnd);
+        let r = 0;
+        let g = 0;
+        let b = 0;
+        for (; i < end; i++) {
+          const px = src[i];
+          r += px & 255;
+          g += (px >> 8) & 255;
+          b += (px >> 16) & 255;
+        }
+        sums[s] += r;
+        sums[s + 1] += g;
+        sums[s + 2] += b;
+      }
+    }
+    let d = oy * width;
+    for (let ox = 0, s = 0; ox < width; ox++, s += 3) {
+      const count = rows * (Math.min(srcW, (ox + 1) * fx) - ox * fx);
+      const half = count / 2;
+      const r = Math.floor((sums[s] + half) / count);
+      const g = Math.floor((sums[s + 1] + half) / count);
+      const b = Math.floor((sums[s + 2] + half) / count);
+      out[d++] = r | (g << 8) | (b << 16) | ALPHA_255;
+    }
+  }
+  return { words: out, width, height };
+}
