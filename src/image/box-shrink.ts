@@ -1,3 +1,4 @@
+import { ALPHA_255 } from './pixels';
 import type { Dimensions } from './types';
 
 /*
@@ -25,8 +26,6 @@ export function boxShrunkSize(from: Dimensions, to: Dimensions): Dimensions {
   };
 }
 
-const ALPHA_255 = 255 << 24;
-
 /**
  * Averages fx x fy boxes of opaque RGBA words (R in the low byte), rounding to nearest; boxes cut
  * by the right or bottom edge average the pixels they have. Box centres sit at (o + 0.5) * f - 0.5,
@@ -36,7 +35,7 @@ export function boxShrinkOpaque(src: Int32Array, srcW: number, srcH: number, fx:
   const width = Math.ceil(srcW / fx);
   const height = Math.ceil(srcH / fy);
   const out = new Int32Array(width * height);
-  // Float64 sums stay exact however large the box (12000 x 12000 pixels of 255 passes 2^32).
+  // Float64 sums stay exact however large the box (4200 x 4200 pixels of 255 already pass 2^32).
   const sums = new Float64Array(width * 3);
   for (let oy = 0; oy < height; oy++) {
     sums.fill(0);

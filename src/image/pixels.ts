@@ -6,3 +6,6 @@ export function pixelWords(data: Uint8Array | Uint8ClampedArray): Int32Array {
   if (data.byteOffset % 4 === 0) return new Int32Array(data.buffer, data.byteOffset, data.length >>> 2);
   return new Int32Array(new Uint8Array(data).buffer);
 }
+
+/** The alpha byte of an opaque pixel word. */
+export const ALPHA_255 = 255 << 24;

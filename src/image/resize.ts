@@ -1,5 +1,5 @@
 import { boxShrinkFactor, boxShrinkOpaque, boxShrunkSize } from './box-shrink';
-import { pixelWords } from './pixels';
+import { ALPHA_255, pixelWords } from './pixels';
 import type { Dimensions, RgbaImage } from './types';
 
 /*
@@ -196,8 +196,6 @@ function isOpaque(px: Int32Array): boolean {
   for (let i = 0; i < px.length; i++) if (px[i] >>> 24 !== 255) return false;
   return true;
 }
-
-const ALPHA_255 = 255 << 24;
 
 function clamp8(v: number): number {
   return (v & ~255) === 0 ? v : v < 0 ? 0 : 255;
