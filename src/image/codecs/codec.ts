@@ -56,24 +56,55 @@ export interface EmscriptenEncoder<Options> {
 
 /**
  * A jSquash Emscripten codec, called through its module factory rather than jSquash's wrapper,
- * which keeps one instance for the isolate's lifetime. Workers cannot fetch .wasm URLs, so the
- * compiled module (a static import) is instantiated through `instantiateWasm`.
+ * which keeps one instance for the isolate's lifetime.
  */
 export function emscriptenCodec<T>(factory: EmscriptenFactory, module: WebAssembly.Module): WasmCodec<T> {
-  return wasmCodec(async () => {
-    let memory: WebAssembly.Memory | undefined;
-    const instance = (await (factory as (options: object) => Promise<T>)({
-      noInitialRun: true,
-      instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
-        const wasm = new WebAssembly.Instance(module, imports);
-        memory = Object.values(wasm.exports).find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
-        receive(wasm);
-        return wasm.exports;
-      },
-    })) as T;
-    if (!memory) throw new Error('codec instance has no exported memory');
-    return { instance, memory };
-  });
+  return wasmCodec(() => instantiateEmscripten<T>(factory, module));
+}
+
+/** A live codec instance whose WebAssembly memory is counted until `release()`. */
+export interface WasmInstance<T> {
+  instance: T;
+  memory: WebAssembly.Memory;
+  /** Stops counting the memory and drops the instance; safe to call more than once. */
+  release(): void;
+}
+
+/**
+ * A fresh instance of an Emscripten module for a job that outlives one call (a streaming decoder or
+ * encoder handing out bands across awaits). `overrides` become properties of the Emscripten Module
+ * object, where the module's imported JavaScript functions (EM_JS) find their callbacks.
+ */
+export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebAssembly.Module, overrides: object = {}): Promise<WasmInstance<T>> {
+  const { instance, memory } = await instantiateEmscripten<T>(factory, module, overrides);
+  const untrack = trackMemory(memory);
+  let live = true;
+  return {
+    instance,
+    memory,
+    release() {
+      if (!live) return;
+      live = false;
+      untrack();
+    },
+  };
+}
+
+/** Workers cannot fetch .wasm URLs, so the compiled module (a static import) is instantiated through `instantiateWasm`. */
+async function instantiateEmscripten<T>(factory: EmscriptenFactory, module: WebAssembly.Module, overrides: object = {}): Promise<{ instance: T; memory: WebAssembly.Memory }> {
+  let memory: WebAssembly.Memory | undefined;
+  const instance = (await (factory as (options: object) => Promise<T>)({
+    ...overrides,
+    noInitialRun: true,
+    instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
+      const wasm = new WebAssembly.Instance(module, imports);
+      memory = Object.values(wasm.exports).find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
+      receive(wasm);
+      return wasm.exports;
+    },
+  })) as T;
+  if (!memory) throw new Error('codec instance has no exported memory');
+  return { instance, memory };
 }
 
 export function fromImageData(image: { data: ArrayLike<number> & ArrayBufferView; width: number; height: number }): RgbaImage {
