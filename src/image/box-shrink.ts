@@ -27,48 +27,82 @@ export function boxShrunkSize(from: Dimensions, to: Dimensions): Dimensions {
 }
 
 /**
- * Averages fx x fy boxes of opaque RGBA words (R in the low byte), rounding to nearest; boxes cut
- * by the right or bottom edge average the pixels they have. Box centres sit at (o + 0.5) * f - 0.5,
- * the centre-aligned grid the Lanczos step uses too.
+ * Averages fx x fy boxes of opaque RGBA words (R in the low byte) one source row at a time: `add`
+ * rows until `full`, then `take` the averaged row (rounded to nearest). Boxes cut by the right or
+ * bottom edge average the pixels they have (`take` on a partial box). Box centres sit at
+ * (o + 0.5) * f - 0.5, the centre-aligned grid the Lanczos step uses too.
  */
-export function boxShrinkOpaque(src: Int32Array, srcW: number, srcH: number, fx: number, fy: number): { words: Int32Array; width: number; height: number } {
-  const width = Math.ceil(srcW / fx);
-  const height = Math.ceil(srcH / fy);
-  const out = new Int32Array(width * height);
-  // Float64 sums stay exact however large the box (4200 x 4200 pixels of 255 already pass 2^32).
-  const sums = new Float64Array(width * 3);
-  for (let oy = 0; oy < height; oy++) {
-    sums.fill(0);
-    const firstRow = oy * fy;
-    const rows = Math.min(srcH, firstRow + fy) - firstRow;
-    for (let y = firstRow; y < firstRow + rows; y++) {
-      const rowEnd = (y + 1) * srcW;
-      let i = y * srcW;
-      for (let s = 0; s < sums.length; s += 3) {
-        const end = Math.min(i + fx, rowEnd);
-        let r = 0;
-        let g = 0;
-        let b = 0;
-        for (; i < end; i++) {
-          const px = src[i];
-          r += px & 255;
-          g += (px >> 8) & 255;
-          b += (px >> 16) & 255;
-        }
-        sums[s] += r;
-        sums[s + 1] += g;
-        sums[s + 2] += b;
+export class BoxRowShrinker {
+  readonly width: number;
+  /** Float64 sums stay exact however large the box (4200 x 4200 pixels of 255 already pass 2^32). */
+  private readonly sums: Float64Array;
+  private rows = 0;
+
+  constructor(
+    private readonly srcWidth: number,
+    private readonly fx: number,
+    private readonly fy: number,
+  ) {
+    this.width = Math.ceil(srcWidth / fx);
+    this.sums = new Float64Array(this.width * 3);
+  }
+
+  get full(): boolean {
+    return this.rows === this.fy;
+  }
+
+  get pending(): number {
+    return this.rows;
+  }
+
+  add(src: Int32Array, offset: number): void {
+    const { sums, fx } = this;
+    const rowEnd = offset + this.srcWidth;
+    let i = offset;
+    for (let s = 0; s < sums.length; s += 3) {
+      const end = Math.min(i + fx, rowEnd);
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      for (; i < end; i++) {
+        const px = src[i];
+        r += px & 255;
+        g += (px >> 8) & 255;
+        b += (px >> 16) & 255;
       }
+      sums[s] += r;
+      sums[s + 1] += g;
+      sums[s + 2] += b;
     }
-    let d = oy * width;
-    for (let ox = 0, s = 0; ox < width; ox++, s += 3) {
-      const count = rows * (Math.min(srcW, (ox + 1) * fx) - ox * fx);
+    this.rows++;
+  }
+
+  /** Writes the average of the rows added since the last take to out[offset..]; starts a new box row. */
+  take(out: Int32Array, offset: number): void {
+    const { sums, fx, rows, srcWidth } = this;
+    for (let ox = 0, s = 0, d = offset; ox < this.width; ox++, s += 3) {
+      const count = rows * (Math.min(srcWidth, (ox + 1) * fx) - ox * fx);
       const half = count / 2;
       const r = Math.floor((sums[s] + half) / count);
       const g = Math.floor((sums[s + 1] + half) / count);
       const b = Math.floor((sums[s + 2] + half) / count);
       out[d++] = r | (g << 8) | (b << 16) | ALPHA_255;
     }
+    sums.fill(0);
+    this.rows = 0;
+  }
+}
+
+/** The whole-image form of BoxRowShrinker: fx x fy boxes of an opaque srcW x srcH image. */
+export function boxShrinkOpaque(src: Int32Array, srcW: number, srcH: number, fx: number, fy: number): { words: Int32Array; width: number; height: number } {
+  const shrinker = new BoxRowShrinker(srcW, fx, fy);
+  const width = shrinker.width;
+  const height = Math.ceil(srcH / fy);
+  const out = new Int32Array(width * height);
+  let row = 0;
+  for (let y = 0; y < srcH; y++) {
+    shrinker.add(src, y * srcW);
+    if (shrinker.full || y === srcH - 1) shrinker.take(out, width * row++);
   }
   return { words: out, width, height };
 }
