@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { crop } from './crop';
+import { crop, cropRows } from './crop';
+import { collectFrame, frameSource } from './rows';
 import type { RgbaImage } from './types';
 
 /** Every pixel distinct and traceable: R = x, G = y, B = x ^ y, A = 255 - ((x + y) & 127). */
@@ -103,5 +104,22 @@ describe('crop', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('cropRows: the crop stage', () => {
+  it('gives exactly what crop gives, whatever the band height, and passes whole-width bands without copying', async () => {
+    const width = 23;
+    const height = 17;
+    const data = new Uint8Array(width * height * 4).map((_, i) => (i * 31) % 251);
+    const image = { data, width, height };
+    for (const region of [{ x: 0, y: 0, width, height }, { x: 3, y: 2, width: 7, height: 9 }, { x: 0, y: 5, width, height: 4 }, { x: 22, y: 16, width: 1, height: 1 }]) {
+      for (const bandRows of [1, 4, 16]) {
+        const cropped = await collectFrame(cropRows(frameSource(image, { alpha: true }, undefined, bandRows), region));
+        expect(Array.from(cropped.data), `${JSON.stringify(region)} bands of ${bandRows}`).toEqual(Array.from(crop(image, region).data));
+      }
+    }
+    const source = frameSource(image, { alpha: true });
+    expect(cropRows(source, { x: 0, y: 0, width, height })).toBe(source);
   });
 });

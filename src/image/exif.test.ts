@@ -5,7 +5,7 @@ import { FORMATS } from './formats';
 import { findBox, isoBoxes } from './header/avif';
 import { processImage } from './pipeline';
 import type { RgbaImage } from './types';
-import { corpus, JPEGS, mutated, PNGSUITE, sameBytes, WEBPS } from '../../test/support/image-testing';
+import { corpus, decodeRgba, JPEGS, mutated, PNGSUITE, sameBytes, WEBPS } from '../../test/support/image-testing';
 
 const u16 = (v: number, little: boolean) => (little ? [v & 0xff, v >> 8] : [v >> 8, v & 0xff]);
 const u32 = (v: number, little: boolean) => {
@@ -257,7 +257,7 @@ describe('readOrientation avif (irot/imir)', () => {
 
   it('convert makes a rotated/mirrored AVIF upright, like an EXIF-oriented JPEG', async () => {
     const bytes = await corpus(FOX);
-    const stored = await FORMATS.avif.codec.decode(bytes);
+    const stored = await decodeRgba('avif', bytes);
     const limits = { maxInputPixels: 40e6, maxOutputPixels: 40e6, memoryBudgetBytes: 100 * 2 ** 20 };
     for (const [angle, axis] of CASES.filter(([a, x]) => a !== 0 || x !== null)) {
       const label = `irot ${angle} imir ${axis}`;
@@ -265,7 +265,7 @@ describe('readOrientation avif (irot/imir)', () => {
       const result = await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, limits);
       const expected = heifTransform(stored, angle, axis);
       expect([result.width, result.height], label).toEqual([expected.width, expected.height]);
-      const png = await FORMATS.png.codec.decode(result.bytes);
+      const png = await decodeRgba('png', result.bytes);
       expect([png.width, png.height], label).toEqual([expected.width, expected.height]);
       expect(sameBytes(png.data, expected.data), `${label}: pixels`).toBe(true);
     }

@@ -1,6 +1,7 @@
 import { AppError } from '../errors';
 import { FORMATS } from './formats';
-import { largestFitting, stagePeaks, type MemoryPlan } from './memory-plan';
+import { largestFitting, MB, peakBytes, phasePeaks, pixelsOf } from './memory-plan';
+import { memoryPlan, withInputPixels, withOutputPixels, type ProcessingPlan } from './plan';
 import type { Dimensions } from './types';
 
 /**
@@ -37,64 +38,35 @@ function formatSize(megapixels: number, limit: number): string {
 /**
  * Refuses, before decoding, a request whose pipeline would hold more than `budgetBytes` at its
  * fullest (memory-plan.ts), with FILE_TOO_LARGE naming the largest size that would fit: on a
- * deployed Worker such a request would otherwise end the isolate, and every request in it.
+ * deployed Worker such a request would otherwise end the isolate, and every request in it. When
+ * a smaller result would fit, the message names the largest result; otherwise the largest input.
  */
-export function assertFitsMemory(plan: MemoryPlan, budgetBytes: number): void {
-  const stages = stagePeaks(plan);
-  const peak = Math.max(stages.decode, stages.transform, stages.encode);
+export function assertFitsMemory(plan: ProcessingPlan, budgetBytes: number): void {
+  const peak = peakBytes(memoryPlan(plan));
   if (peak <= budgetBytes) return;
   const needed = `needs about ${Math.ceil(peak / MB)} MB of memory, more than a Worker has for one image (${Math.floor(budgetBytes / MB)} MB)`;
-  const detail = { stages, budgetBytes };
-  if (stages.encode === peak) {
+  const detail = { phases: phasePeaks(memoryPlan(plan)), budgetBytes };
+  const fitsWithOutput = (pixels: number) => peakBytes(memoryPlan(withOutputPixels(plan, pixels))) <= budgetBytes;
+  if (fitsWithOutput(1)) {
     const { label } = FORMATS[plan.outputFormat];
-    const largest = largestFitting((pixels) => stagePeaks(withOutputPixels(plan, pixels)).encode <= budgetBytes);
+    const largest = largestFitting(fitsWithOutput, pixelsOf(plan.output));
     throw new AppError(
       'FILE_TOO_LARGE',
       `A ${plan.output.width}x${plan.output.height} ${label} result (${megapixels(plan.output)} megapixels) ${needed}; ` +
-        `${label} results can be at most ${formatLimit(Math.floor(largest / 1e5) / 10)} megapixels. Ask for a smaller size (resize takes a format too) or another format.`,
+        `${label} results can be at most ${formatLimit(Math.floor(largest / 1e5) / 10)} megapixels from this image. Ask for a smaller size (resize takes a format too) or another format.`,
       detail,
     );
   }
   const { label } = FORMATS[plan.inputFormat];
-  const largest = largestFitting((pixels) => {
-    const scaled = stagePeaks(withInputPixels(plan, pixels));
-    return Math.max(scaled.decode, scaled.transform) <= budgetBytes;
-  });
+  const largest = largestFitting((pixels) => peakBytes(memoryPlan(withInputPixels(plan, pixels))) <= budgetBytes, pixelsOf(plan.stored));
   throw new AppError(
     'FILE_TOO_LARGE',
-    `Processing this ${plan.input.width}x${plan.input.height} ${label} image (${megapixels(plan.input)} megapixels) this way ${needed}; ` +
-      `${label} images can be at most ${formatLimit(Math.floor(largest / 1e5) / 10)} megapixels for it.`,
+    `Processing this ${plan.stored.width}x${plan.stored.height} ${label} image (${megapixels(plan.stored)} megapixels) this way ${needed}; ` +
+      `${label} images like it can be at most ${formatLimit(Math.floor(largest / 1e5) / 10)} megapixels for it.`,
     detail,
   );
 }
 
-const MB = 1 << 20;
-
 function megapixels({ width, height }: Dimensions): string {
   return ((width * height) / 1e6).toFixed(1);
-}
-
-function scale({ width, height }: Dimensions, factor: number): Dimensions {
-  return { width: Math.max(1, Math.round(width * factor)), height: Math.max(1, Math.round(height * factor)) };
-}
-
-/** The same request with a result of about `pixels` pixels. */
-export function withOutputPixels(plan: MemoryPlan, pixels: number): MemoryPlan {
-  const factor = Math.sqrt(pixels / (plan.output.width * plan.output.height));
-  const output = scale(plan.output, factor);
-  return { ...plan, output, resize: plan.resize && { from: plan.resize.from, to: output } };
-}
-
-/** The same request on an input of about `pixels` pixels (file size, regions and results scaled alike). */
-export function withInputPixels(plan: MemoryPlan, pixels: number): MemoryPlan {
-  const factor = Math.sqrt(pixels / (plan.input.width * plan.input.height));
-  const scaled = {
-    ...plan,
-    input: scale(plan.input, factor),
-    inputBytes: Math.round(plan.inputBytes * factor * factor),
-    decodedPixels: Math.round(plan.decodedPixels * factor * factor),
-  };
-  // A resize asks for its size; other results follow the input.
-  if (plan.resize) return { ...scaled, resize: { from: scale(plan.resize.from, factor), to: plan.resize.to } };
-  return { ...scaled, output: scale(plan.output, factor) };
 }

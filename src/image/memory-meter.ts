@@ -1,22 +1,38 @@
-import { takeCodecMemoryBytes } from './codecs/wasm-memory';
+import { WasmLedger, withWasmLedger } from './codecs/wasm-memory';
+import { forward, type RowSource } from './rows';
 
 /**
- * What one pipeline run holds at its fullest: the pixel and byte buffers alive at each step plus
- * every codec's WebAssembly memory. Sampled at step boundaries, where a step's input and output
- * are both alive; a codec instance dropped since the last sample counts at its peak (wasm-memory.ts).
+ * What one pipeline run holds at its fullest: its input, the JavaScript buffers its stages hold
+ * (RowSource.heldBytes) and the WebAssembly memories of the codec instances it created. Sampled at
+ * every band and at the steps between; a codec instance dropped since the last sample counts at
+ * its peak size (wasm-memory.ts).
  */
 export class MemoryMeter {
   peakBytes = 0;
+  private readonly ledger = new WasmLedger();
 
-  constructor() {
-    // Codec work finished before this run (another caller's) is not this run's memory.
-    takeCodecMemoryBytes();
+  /** `heldThroughout`: bytes the run holds from start to end (its input). */
+  constructor(private readonly heldThroughout: number) {}
+
+  /** Runs the pipeline so that the codec instances it creates are counted here. */
+  run<T>(job: () => Promise<T>): Promise<T> {
+    return withWasmLedger(this.ledger, job);
   }
 
-  note(...views: (ArrayBufferView | undefined)[]): void {
-    const buffers = new Set(views.filter((view) => view !== undefined).map((view) => view.buffer));
-    let bytes = takeCodecMemoryBytes();
-    for (const buffer of buffers) bytes += buffer.byteLength;
+  sample(jsBytes: number): void {
+    const bytes = this.heldThroughout + jsBytes + this.ledger.take();
     if (bytes > this.peakBytes) this.peakBytes = bytes;
+  }
+
+  /** `source` sampled at every band it hands out. */
+  metered(source: RowSource): RowSource {
+    return {
+      ...forward(source),
+      read: async () => {
+        const band = await source.read();
+        this.sample(source.heldBytes());
+        return band;
+      },
+    };
   }
 }

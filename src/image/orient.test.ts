@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Orientation } from './exif';
-import { applyOrientation } from './orient';
+import { crop } from './crop';
+import { applyOrientation, orientRows, storedRegion } from './orient';
+import { collectFrame, frameSource } from './rows';
 import type { RgbaImage } from './types';
+import { sameBytes } from '../../test/support/image-testing';
 
 /** A 3x2 image whose six pixels are told apart by their first byte: 'A'..'F'. */
 //   A B C
@@ -126,5 +129,55 @@ describe('applyOrientation', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('orientRows: the orientation stage', () => {
+  const random = (width: number, height: number, seed: number, opacity: 'opaque' | 'alpha' | 'grey'): RgbaImage => {
+    const data = new Uint8Array(width * height * 4);
+    let s = seed >>> 0;
+    for (let i = 0; i < data.length; i += 4) {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      const v = s >>> 8;
+      const r = v & 255;
+      data.set(opacity === 'grey' ? [r, r, r, 255] : [r, (v >> 8) & 255, (v >> 16) & 255, opacity === 'alpha' ? (s >>> 3) & 255 : 255], i);
+    }
+    return { data, width, height };
+  };
+
+  it('gives exactly what applyOrientation gives, for every orientation, frame form and band height', async () => {
+    for (const orientation of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      for (const opacity of ['opaque', 'alpha', 'grey'] as const) {
+        for (const [w, h, bandRows] of [[37, 23, 5], [1, 9, 4], [9, 1, 16], [64, 65, 64]]) {
+          const image = random(w, h, orientation * 1000 + w, opacity);
+          const source = frameSource(image, { alpha: opacity === 'alpha', grey: opacity === 'grey' }, undefined, bandRows);
+          const oriented = await collectFrame(orientRows(source, orientation));
+          const expected = applyOrientation(image, orientation);
+          expect([oriented.width, oriented.height]).toEqual([expected.width, expected.height]);
+          expect(sameBytes(oriented.data, expected.data), `orientation ${orientation}, ${opacity}, ${w}x${h}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('holds the reordered frame in its most compact form: 1 byte a pixel for opaque grey, 3 for opaque colour, 4 with alpha', async () => {
+    for (const [opacity, bytesPerPixel] of [['grey', 1], ['opaque', 3], ['alpha', 4]] as const) {
+      const source = frameSource(random(100, 50, 1, opacity), { alpha: opacity === 'alpha', grey: opacity === 'grey' });
+      const oriented = orientRows(source, 6);
+      await oriented.read();
+      expect(oriented.heldBytes()).toBe(100 * 50 * bytesPerPixel + 16 * 50 * 4);
+    }
+  });
+
+  it('storedRegion: cropping the displayed image equals orienting the crop of the stored region', () => {
+    const image = random(13, 7, 5, 'alpha');
+    for (const orientation of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const displayed = applyOrientation(image, orientation);
+      for (const region of [{ x: 0, y: 0, width: displayed.width, height: displayed.height }, { x: 2, y: 1, width: 3, height: 4 }, { x: displayed.width - 1, y: displayed.height - 2, width: 1, height: 2 }]) {
+        const expected = crop(displayed, region);
+        const actual = applyOrientation(crop(image, storedRegion(region, orientation, image)), orientation);
+        expect(sameBytes(actual.data, expected.data), `orientation ${orientation} region ${JSON.stringify(region)}`).toBe(true);
+      }
+    }
   });
 });

@@ -1,6 +1,9 @@
 import type { Orientation } from './exif';
+import type { Region } from './operations';
+import { OrientedFrame } from './oriented-frame';
 import { pixelWords } from './pixels';
-import type { RgbaImage } from './types';
+import { forward, type RowSource } from './rows';
+import type { Dimensions, RgbaImage } from './types';
 
 
 /** Edge of the square tiles used by the transposing orientations (5-8), for cache locality. */
@@ -80,5 +83,77 @@ function transposeLike(
         for (let x = x0; x < x1; x++, s++, d += dx) dst[d] = src[s];
       }
     }
+  }
+}
+
+/**
+ * The orientation stage: the source's rows as a viewer sees them. 1 passes through and 2 mirrors
+ * each band; the others need all stored rows before the first displayed row can be written, so
+ * they fill an OrientedFrame (most compact form) and then serve it as bands.
+ */
+export function orientRows(source: RowSource, orientation: Orientation | number): RowSource {
+  if (orientation === 1) return source;
+  if (orientation === 2) {
+    return {
+      ...forward(source),
+      async read() {
+        const band = await source.read();
+        if (band) mirrorRows(pixelWords(band.data), source.width, band.rows);
+        return band;
+      },
+    };
+  }
+  const frame = new OrientedFrame(source, orientation, source);
+  const out = new Uint8Array(BAND_ROWS * frame.width * 4);
+  let filled = false;
+  let y = 0;
+  return {
+    width: frame.width,
+    height: frame.height,
+    model: source.model,
+    alpha: source.alpha,
+    grey: source.grey,
+    async read() {
+      if (!filled) {
+        for (let band = await source.read(); band; band = await source.read()) frame.place(band.data, band.y, band.rows);
+        filled = true;
+      }
+      if (y >= frame.height) return null;
+      const rows = Math.min(BAND_ROWS, frame.height - y);
+      frame.readRows(y, rows, out);
+      const band = { y, rows, data: out.subarray(0, rows * frame.width * 4) };
+      y += rows;
+      return band;
+    },
+    heldBytes: () => (filled ? 0 : source.heldBytes()) + frame.bytes.byteLength + out.byteLength,
+    close: () => source.close(),
+  };
+}
+
+const BAND_ROWS = 16;
+
+function mirrorRows(words: Int32Array, width: number, rows: number): void {
+  for (let row = 0; row < rows; row++) {
+    for (let a = row * width, b = a + width - 1; a < b; a++, b--) {
+      const t = words[a];
+      words[a] = words[b];
+      words[b] = t;
+    }
+  }
+}
+
+/** The stored-coordinates rectangle that a displayed region (after orientation) comes from. */
+export function storedRegion(region: Region, orientation: Orientation | number, stored: Dimensions): Region {
+  const { x, y, width, height } = region;
+  const { width: w, height: h } = stored;
+  switch (orientation) {
+    case 2: return { x: w - x - width, y, width, height };
+    case 3: return { x: w - x - width, y: h - y - height, width, height };
+    case 4: return { x, y: h - y - height, width, height };
+    case 5: return { x: y, y: x, width: height, height: width };
+    case 6: return { x: y, y: h - x - width, width: height, height: width };
+    case 7: return { x: w - y - height, y: h - x - width, width: height, height: width };
+    case 8: return { x: w - y - height, y: x, width: height, height: width };
+    default: return region;
   }
 }

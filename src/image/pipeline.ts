@@ -1,20 +1,18 @@
 import { AppError, invalidParameter } from '../errors';
-import { readColourProfile } from './color';
-import { crop } from './crop';
-import { bandedDecode, decodeImage, type Decoded } from './decode';
-import { encodeImage, encodesInBands } from './encode';
+import { readColourProfile, toSrgbRows } from './color';
 import { readOrientation } from './exif';
-import { flattenOnWhite } from './flatten';
+import { flattenRows } from './flatten';
 import { FORMATS } from './formats';
-import { planJpegBands } from './jpeg-entropy/bands';
 import { assertFitsMemory, assertWithinPixelLimit } from './limits';
 import { MemoryMeter } from './memory-meter';
-import { JPEG_BAND_PIXELS, peakBytes, type MemoryPlan } from './memory-plan';
+import { peakBytes } from './memory-plan';
 import type { Operation, PixelLimits, ProcessedImage, Region } from './operations';
-import { applyOrientation } from './orient';
-import { resize, targetSize } from './resize';
+import { orientRows, storedRegion } from './orient';
+import { memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { resizeRows, targetSize } from './resize';
+import type { RowSource } from './rows';
 import { detectFormat } from './sniff';
-import type { Dimensions, ImageFormat, RgbaImage } from './types';
+import type { Dimensions, ImageFormat } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
 export const MAX_RESIZE_SIDE = 12_000;
@@ -22,8 +20,9 @@ export const MAX_RESIZE_SIDE = 12_000;
 /**
  * The whole processing pipeline, in the order every request goes through it:
  *   sniff -> header size and pixel-limit guard -> container checks -> (lossless strip |
- *   plan the output size -> memory guard -> decode to sRGB (baseline JPEG: in bands, straight
- *   into the oriented, cropped frame) -> orient -> crop/resize -> flatten -> encode).
+ *   plan every step from the header -> memory guard -> stream rows: decode (shrink-on-load, or
+ *   only the rows and columns a crop needs) -> colour to sRGB -> flatten -> resize ->
+ *   orientation -> encode).
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits): Promise<ProcessedImage> {
@@ -36,95 +35,108 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   assertWithinPixelLimit(stored, limits.maxInputPixels, 'input');
   format.verifyContainer?.(input);
   const orientation = readOrientation(inputFormat, input);
-  const displayed = orientation >= 5 ? { width: stored.height, height: stored.width } : stored;
   const outputFormat = operation.format ?? inputFormat;
 
   if (operation.kind === 'remove-metadata' && outputFormat === inputFormat && format.stripMetadata) {
     const bytes = format.stripMetadata(input);
     const held = input.byteLength + bytes.byteLength;
-    return { bytes, format: inputFormat, ...displayed, peakBytes: held, plannedPeakBytes: held };
+    return { bytes, format: inputFormat, ...displayedSize(stored, orientation), peakBytes: held, plannedPeakBytes: held };
   }
 
-  const outputSize = plannedSize(operation, displayed, limits);
-  assertEncodable(outputFormat, outputSize);
-  const region = operation.kind === 'crop' ? operation.region : { x: 0, y: 0, ...displayed };
-  const profile = await readColourProfile(inputFormat, input);
-  const jpegBands = inputFormat === 'jpeg' && stored.width * stored.height > JPEG_BAND_PIXELS ? planJpegBands(input, JPEG_BAND_PIXELS) : null;
-  const banded = bandedDecode(jpegBands && jpegBands.bands, profile);
-  const inBands = banded !== null;
-  const plan = memoryPlan({ inputFormat, input, stored, orientation, region, inBands, operation, outputFormat, outputSize });
+  const plan = planProcessing({ inputFormat, input, stored, orientation, outputFormat, operation, limits });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
-
-  const meter = new MemoryMeter();
-  // No variable keeps the decoded frame: once transformed, it can be collected before encoding.
-  const image = transform(
-    await decodeImage({ format: inputFormat, input, stored, orientation, region, banded, profile, meter }),
-    { orientation, operation, outputSize, outputFormat },
-    (before, after) => meter.note(input, before, after),
-  );
-  const bytes = await encodeImage(outputFormat, image, operation.quality);
-  meter.note(input, image.data, bytes);
-  return { bytes, format: outputFormat, width: image.width, height: image.height, peakBytes: meter.peakBytes, plannedPeakBytes: peakBytes(plan) };
+  const profile = await readColourProfile(inputFormat, input);
+  const meter = new MemoryMeter(input.byteLength);
+  const bytes = await meter.run(async () => encode(plan, meter.metered(await decodeAndTransform(plan, profile, meter))));
+  meter.sample(bytes.byteLength);
+  return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes: peakBytes(memoryPlan(plan)) };
 }
 
-interface TransformRequest {
-  orientation: number;
-  operation: Operation;
-  outputSize: Dimensions;
-  outputFormat: ImageFormat;
+/** The steps between decoder and encoder, each a stage that passes bands of rows on. */
+async function decodeAndTransform(plan: ProcessingPlan, profile: Parameters<typeof toSrgbRows>[1], meter: MemoryMeter): Promise<RowSource> {
+  let source = await decode(plan);
+  meter.sample(source.heldBytes());
+  source = toSrgbRows(source, profile);
+  if (plan.flatten) source = flattenRows(source);
+  if (plan.resize) source = resizeRows(source, plan.resize.width, plan.resize.height);
+  if (!plan.orientInEncoder) source = orientRows(source, plan.orientation);
+  return source;
 }
 
-/**
- * The pixel steps after decoding. Each may return its input unchanged; a replaced frame is no
- * longer referenced once the next step has run, so the collector can take it before encoding.
- */
-function transform(decoded: Decoded, request: TransformRequest, note: (before: RgbaImage['data'], after: RgbaImage['data']) => void): RgbaImage {
-  const { orientation, operation, outputSize, outputFormat } = request;
-  const steps: ((image: RgbaImage) => RgbaImage)[] = [
-    (image) => (decoded.placed ? image : applyOrientation(image, orientation)),
-    (image) => (operation.kind === 'crop' && !decoded.placed ? crop(image, operation.region) : image),
-    (image) => (operation.kind === 'resize' ? resize(image, outputSize.width, outputSize.height) : image),
-    (image) => (FORMATS[outputFormat].supportsAlpha ? image : flattenOnWhite(image)),
-  ];
-  let image = decoded.image;
-  for (const step of steps) {
-    const next = step(image);
-    note(image.data, next.data);
-    image = next;
+async function decode(plan: ProcessingPlan): Promise<RowSource> {
+  const source = await guardedDecode(plan.inputFormat, () => FORMATS[plan.inputFormat].decoder.open(plan.input, plan.decode));
+  const { width, height } = plan.decoded;
+  if (source.width !== width || source.height !== height) {
+    source.close();
+    throw damaged(plan.inputFormat, `the decoder gives ${source.width}x${source.height}, the header promised ${width}x${height}`);
   }
-  return image;
+  return source;
 }
 
-interface PlanFacts {
+/** What the encoder makes of the rows; decoding errors that surface while rows are read stay decoding errors. */
+async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Array> {
+  const { encoder, label } = FORMATS[plan.outputFormat];
+  const options = { quality: plan.quality, orientation: plan.orientInEncoder ? plan.orientation : 1 };
+  try {
+    return await encoder.encode(source, options);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError('CONVERSION_FAILED', `Encoding the result as ${label} failed.`, error);
+  } finally {
+    source.close();
+  }
+}
+
+interface PlanInput {
   inputFormat: ImageFormat;
   input: Uint8Array;
   stored: Dimensions;
   orientation: number;
-  region: Region;
-  inBands: boolean;
-  operation: Operation;
   outputFormat: ImageFormat;
-  outputSize: Dimensions;
+  operation: Operation;
+  limits: PixelLimits;
 }
 
-/** What the steps above will allocate, for the memory guard. */
-function memoryPlan(facts: PlanFacts): MemoryPlan {
-  const { inputFormat, input, stored, orientation, region, inBands, operation, outputFormat, outputSize } = facts;
-  const cropped = operation.kind === 'crop';
+/** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target. */
+function planProcessing(facts: PlanInput): ProcessingPlan {
+  const { inputFormat, input, stored, orientation, outputFormat, operation, limits } = facts;
+  const displayed = displayedSize(stored, orientation);
+  const output = plannedSize(operation, displayed, limits);
+  assertEncodable(outputFormat, output);
+  const transposed = orientation >= 5;
+  const format = FORMATS[inputFormat];
+  const region: Region | null = operation.kind === 'crop' ? storedRegion(operation.region, orientation, stored) : null;
+  let shrink = 1;
+  let resize: Dimensions | null = null;
+  if (operation.kind === 'resize') {
+    const target = transposed ? { width: output.height, height: output.width } : output;
+    shrink = shrinkOnLoad(format.decoder.shrinkFactors, stored, target);
+    const decoded = shrunkSize(stored, shrink);
+    if (decoded.width !== target.width || decoded.height !== target.height) resize = target;
+  }
+  const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink);
+  const alpha = format.mayHaveAlpha(input);
   return {
     inputFormat,
+    input,
     inputBytes: input.byteLength,
-    input: stored,
-    decodeInBands: inBands,
-    decodedPixels: inBands ? region.width * region.height : stored.width * stored.height,
-    orientationCopy: !inBands && orientation !== 1,
-    cropCopy: !inBands && cropped,
-    resize: operation.kind === 'resize' ? { from: region, to: outputSize } : null,
+    stored,
+    orientation,
+    decode: { shrink, region },
+    decoded,
+    alpha,
+    grey: false,
+    flatten: alpha && !FORMATS[outputFormat].supportsAlpha,
+    resize,
+    orientInEncoder: FORMATS[outputFormat].encoder.placesOrientation,
     outputFormat,
-    output: outputSize,
-    encodeInBands: encodesInBands(outputFormat, outputSize.width * outputSize.height),
+    output,
     quality: operation.quality,
   };
+}
+
+function displayedSize(stored: Dimensions, orientation: number): Dimensions {
+  return orientation >= 5 ? { width: stored.height, height: stored.width } : stored;
 }
 
 /** The output size, checked against the request's rules and the output pixel limit. */
@@ -153,7 +165,7 @@ function assertEncodable(format: ImageFormat, size: Dimensions): void {
 }
 
 /** decisions.md: a region partly or wholly outside the image, or empty, is refused with the image size. */
-function checkedRegion(region: Region, image: Dimensions): Region {
+function checkedRegion(region: Region, image: Dimensions): Dimensions {
   const { x, y, width, height } = region;
   const field =
     width === 0 ? 'width'
@@ -163,10 +175,35 @@ function checkedRegion(region: Region, image: Dimensions): Region {
     : x + width > image.width ? 'width'
     : y + height > image.height ? 'height'
     : null;
-  if (field === null) return region;
+  if (field === null) return { width, height };
   const problem = width === 0 || height === 0 ? 'the crop region is empty' : 'the crop region lies outside the image';
   throw invalidParameter(
     field,
     `${problem}; the image is ${image.width}x${image.height} pixels (as displayed, after EXIF orientation), so x + width must be at most ${image.width} and y + height at most ${image.height}`,
+  );
+}
+
+async function guardedDecode<T>(format: ImageFormat, decode: () => Promise<T>): Promise<T> {
+  try {
+    return await decode();
+  } catch (error) {
+    throw asDecodeError(format, error);
+  }
+}
+
+/** Running out of memory says nothing about the file; everything else a decoder throws is the file's fault. */
+export function asDecodeError(format: ImageFormat, error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof RangeError || /memory|Cannot enlarge/i.test(String(error))) {
+    return new AppError('CONVERSION_FAILED', 'The image could not be processed: it needs more memory than is available.', error);
+  }
+  return damaged(format, error);
+}
+
+export function damaged(format: ImageFormat, detail: unknown): AppError {
+  return new AppError(
+    'UNSUPPORTED_FORMAT',
+    `The file looks like ${FORMATS[format].label} but could not be decoded: it is damaged, truncated or uses a feature that is not supported.`,
+    detail,
   );
 }

@@ -22,6 +22,9 @@ export interface Band {
   data: Uint8Array;
 }
 
+/** Bands never have more rows than this (the memory plan counts stage bands at this height). */
+export const BAND_ROWS_MAX = 64;
+
 export interface RowSource {
   readonly width: number;
   readonly height: number;
@@ -82,6 +85,20 @@ export interface RowEncoder {
   readonly placesOrientation: boolean;
   /** Reads `source` to its end and returns the file; closes the source. */
   encode(source: RowSource, options: EncodeOptions): Promise<Uint8Array>;
+}
+
+/** A stage that changes bands in place starts from this: everything as its source, then overrides. */
+export function forward(source: RowSource): RowSource {
+  return {
+    width: source.width,
+    height: source.height,
+    model: source.model,
+    alpha: source.alpha,
+    grey: source.grey,
+    read: () => source.read(),
+    heldBytes: () => source.heldBytes(),
+    close: () => source.close(),
+  };
 }
 
 const DEFAULT_BAND_ROWS = 16;

@@ -6,7 +6,7 @@ import { concat } from './bytes';
 import { FORMATS } from './formats';
 import { readWebpDimensions, webpChunk, webpChunks } from './header/webp';
 import { processImage } from './pipeline';
-import { corpus, decodeWebp, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from '../../test/support/image-testing';
+import { corpus, decodeRgba, decodeWebp, encodeWith, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from '../../test/support/image-testing';
 import type { RgbaImage } from './types';
 import { firstFrameAsStill, placeOnCanvas, type FrameRect } from './webp-first-frame';
 
@@ -80,8 +80,8 @@ function translucent(width: number, height: number): RgbaImage {
   return image;
 }
 
-const encodeWebp = (image: RgbaImage) => FORMATS.webp.codec.encode(image, 90);
-const decodeAnimated = (bytes: Uint8Array) => FORMATS.webp.codec.decode(bytes);
+const encodeWebp = (image: RgbaImage) => encodeWith('webp', image, 90);
+const decodeAnimated = (bytes: Uint8Array) => decodeRgba('webp', bytes);
 
 function expectSamePixels(actual: RgbaImage, expected: RgbaImage, what: string): void {
   expect([actual.width, actual.height], what).toEqual([expected.width, expected.height]);

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { AppError, type ErrorCode } from '../../src/errors';
 import { FORMATS } from '../../src/image/formats';
-import type { RgbaImage } from '../../src/image/types';
+import { collectFrame, frameSource } from '../../src/image/rows';
+import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../../src/image/types';
 
 const cache = new Map<string, Promise<Uint8Array>>();
 
@@ -153,10 +154,35 @@ export function resultOrAppError<T>(fn: () => T, code: ErrorCode = 'UNSUPPORTED_
   }
 }
 
-// The service's own codec wrappers (jSquash, initialised once per isolate).
-export const decodeJpeg = (bytes: Uint8Array): Promise<RgbaImage> => FORMATS.jpeg.codec.decode(bytes);
-export const decodePng = (bytes: Uint8Array): Promise<RgbaImage> => FORMATS.png.codec.decode(bytes);
-export const decodeWebp = (bytes: Uint8Array): Promise<RgbaImage> => FORMATS.webp.codec.decode(bytes);
+/**
+ * The service's own decoder for `format`, read to the end into one frame: RGBA, or CMYK inks for a
+ * 4-component JPEG (before any colour conversion).
+ */
+export async function decodeWith(format: ImageFormat, bytes: Uint8Array): Promise<DecodedImage> {
+  const source = await FORMATS[format].decoder.open(bytes, { shrink: 1, region: null });
+  const model = source.model;
+  const frame = await collectFrame(source);
+  return model === 'cmyk' ? { colorModel: 'cmyk', ...frame } : frame;
+}
+
+/** The service's own decoder, for files that decode to RGBA. */
+export async function decodeRgba(format: ImageFormat, bytes: Uint8Array): Promise<RgbaImage> {
+  const decoded = await decodeWith(format, bytes);
+  if (isCmyk(decoded)) throw new Error('decodeRgba: the file is CMYK');
+  return decoded;
+}
+
+/** The service's own encoder for `format`, fed the frame as bands. */
+export function encodeWith(format: ImageFormat, image: RgbaImage, quality = 90): Promise<Uint8Array> {
+  const data = image.data instanceof Uint8Array ? image.data : new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength);
+  let alpha = false;
+  for (let i = 3; i < data.length && !alpha; i += 4) alpha = data[i] !== 255;
+  return FORMATS[format].encoder.encode(frameSource({ ...image, data: data.slice() }, { alpha }), { quality, orientation: 1 });
+}
+
+export const decodeJpeg = (bytes: Uint8Array): Promise<RgbaImage> => decodeRgba('jpeg', bytes);
+export const decodePng = (bytes: Uint8Array): Promise<RgbaImage> => decodeRgba('png', bytes);
+export const decodeWebp = (bytes: Uint8Array): Promise<RgbaImage> => decodeRgba('webp', bytes);
 
 /** Every prefix length up to `dense`, then `sparse` lengths spread over the rest of the file. */
 export function prefixLengths(length: number, dense = 1024, sparse = 48): number[] {

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { FORMATS } from '../../src/image/formats';
+import { decodeWith } from '../support/image-testing';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';
 import { isCmyk } from '../../src/image/types';
@@ -57,7 +58,7 @@ describe('images with colour profiles and CMYK', () => {
 
 /** The decoder's own RGB output, with no profile applied (null for CMYK, which has no RGB to show). */
 async function unmanagedDifference(input: Uint8Array, reference: Awaited<ReturnType<typeof referenceDecode>>): Promise<DeltaEStats | null> {
-  const decoded = await FORMATS[detectFormat(input)!].codec.decode(input);
+  const decoded = await decodeWith(detectFormat(input)!, input);
   return isCmyk(decoded) ? null : deltaE2000Stats(decoded, reference);
 }
 

@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { FORMATS } from '../../src/image/formats';
+import { decodeRgba, encodeWith } from '../support/image-testing';
 import { concat } from '../../src/image/bytes';
 import { pngChunk } from '../../src/image/header/png';
 import { PNG_SIGNATURE } from '../../src/image/sniff';
@@ -18,11 +19,11 @@ export function gradient(width: number, height: number): RgbaImage {
 }
 
 export function encodeImage(format: ImageFormat, image: RgbaImage, quality = 90): Promise<Uint8Array> {
-  return FORMATS[format].codec.encode(image, quality);
+  return encodeWith(format, image, quality);
 }
 
 export function decodeImage(format: ImageFormat, bytes: Uint8Array): Promise<RgbaImage> {
-  return FORMATS[format].codec.decode(bytes);
+  return decodeRgba(format, bytes);
 }
 
 /** PSNR over RGB, in dB (Infinity for identical pixels). */

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, type ErrorCode } from '../../src/errors';
 import { concat } from '../../src/image/bytes';
 import { FORMATS } from '../../src/image/formats';
+import { encodeWith } from '../support/image-testing';
 import { isoBoxes, findBox } from '../../src/image/header/avif';
 import { pngChunk } from '../../src/image/header/png';
 import { riffHeader, webpChunk } from '../../src/image/header/webp';
@@ -68,7 +69,7 @@ function withIspe(avif: Uint8Array, width: number, height: number): Uint8Array {
 let avif2048: Uint8Array;
 
 beforeAll(async () => {
-  avif2048 = await FORMATS.avif.codec.encode(gradient(2048, 2048), 50); // a real 4-megapixel AV1 stream
+  avif2048 = await encodeWith('avif', gradient(2048, 2048), 50); // a real 4-megapixel AV1 stream
 }, 120_000);
 
 describe('headers that declare a huge size are refused with FILE_TOO_LARGE before any decode', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { FORMATS } from '../../src/image/formats';
+import { decodeWith } from '../support/image-testing';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';
 import { metadataFound } from '../support/metadata-found';
@@ -17,8 +18,7 @@ async function expectCleanAndIdentical(name: string, input: Uint8Array): Promise
   const output = await processImage(input, { kind: 'remove-metadata', quality: 80 }, LIMITS);
   expect(output.format, name).toBe(format);
   expect(metadataFound(format, output.bytes), name).toEqual([]);
-  const codec = FORMATS[format].codec;
-  const [original, stripped] = await Promise.all([codec.decode(input), codec.decode(output.bytes)]);
+  const [original, stripped] = await Promise.all([decodeWith(format, input), decodeWith(format, output.bytes)]);
   expect([stripped.width, stripped.height], name).toEqual([original.width, original.height]);
   expect(Buffer.compare(Buffer.from(stripped.data), Buffer.from(original.data)), `${name}: decoded pixels differ`).toBe(0);
   return before;

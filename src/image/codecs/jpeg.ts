@@ -5,9 +5,6 @@ import encoderWasm from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm';
 import { defaultOptions } from '@jsquash/jpeg/meta.js';
 import { damaged } from '../bytes';
 import { readJpegDimensions } from '../header/jpeg';
-import type { JpegBand } from '../jpeg-entropy/bands';
-import { stitchJpegBands } from '../jpeg-entropy/stitch';
-import { JPEG_BAND_PIXELS } from '../memory-plan';
 import type { CmykImage, Dimensions, RgbaImage } from '../types';
 import { emscriptenCodec, fromImageData, type Codec, type DecodedPixels, type EmscriptenEncoder } from './codec';
 import { jpegComponentCount } from './jpeg-components';
@@ -51,45 +48,6 @@ export const jpegCodec: Codec = {
     return encoder.run((mozjpeg) => encoded(mozjpeg.encode(image.data, image.width, image.height, encodeOptions(quality))));
   },
 };
-
-/**
- * Decodes the bands (jpeg-entropy/bands.ts) that hold stored rows `first`..`last`, one at a time
- * on one decoder instance, handing each band's own rows to `place`. mozjpeg then never holds more
- * than one band: 16 MB of WebAssembly memory instead of the whole image.
- */
-export async function decodeJpegBands(
-  bands: JpegBand[],
-  needed: { first: number; last: number },
-  place: (rgba: Uint8Array | Uint8ClampedArray, y: number, rows: number) => void,
-): Promise<void> {
-  await decoder.run((mozjpeg) => {
-    for (const band of bands) {
-      if (band.y + band.rows - 1 < needed.first || band.y > needed.last) continue;
-      const { data, width } = decodeRgba(mozjpeg, band.jpeg());
-      place(data.subarray(band.skipRows * width * 4, (band.skipRows + band.rows) * width * 4), band.y, band.rows);
-    }
-  });
-}
-
-/**
- * A whole-image mozjpeg encode holds ~17 bytes a pixel (190 MB at 12 MP). Bands of whole MCU
- * rows (16 pixels high, whatever the chroma subsampling) are encoded one at a time and stitched
- * into one baseline file with Huffman tables optimised over the whole image, which decodes to the
- * same pixels as the bands (jpeg-entropy/stitch.ts).
- */
-export async function encodeJpegInBands(image: RgbaImage, quality: number): Promise<Uint8Array> {
-  const { width, height, data } = image;
-  const rowsPerBand = Math.max(16, Math.floor(JPEG_BAND_PIXELS / width / 16) * 16);
-  const parts = await encoder.run((mozjpeg) => {
-    const files: Uint8Array[] = [];
-    for (let y = 0; y < height; y += rowsPerBand) {
-      const rows = Math.min(rowsPerBand, height - y);
-      files.push(encoded(mozjpeg.encode(data.subarray(y * width * 4, (y + rows) * width * 4), width, rows, encodeOptions(quality))));
-    }
-    return files;
-  });
-  return stitchJpegBands(parts);
-}
 
 /**
  * mozjpeg in jSquash only outputs RGB(A), so 4-component JPEGs (CMYK, YCCK) go through jpeg-js's

@@ -1,30 +1,64 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
- * The WebAssembly memories of the codec instances, for measuring what the pipeline holds
+ * The WebAssembly memories of codec instances, for measuring what a pipeline run holds
  * (memory-meter.ts). A wasm memory only grows, so its size when its instance is dropped is that
  * instance's peak; it is remembered as a number (no reference, so the memory can be collected)
- * until the meter next samples, because the largest moment is a codec's output beside its memory.
+ * until the next look, because the largest moment is a codec's output beside its memory.
  */
-const live = new Set<WebAssembly.Memory>();
-let releasedBytes = 0;
+export class WasmLedger {
+  private readonly live = new Set<WebAssembly.Memory>();
+  private released = 0;
+
+  add(memory: WebAssembly.Memory): void {
+    this.live.add(memory);
+  }
+
+  release(memory: WebAssembly.Memory): void {
+    if (this.live.delete(memory)) this.released += memory.buffer.byteLength;
+  }
+
+  liveBytes(): number {
+    let total = 0;
+    for (const memory of this.live) total += memory.buffer.byteLength;
+    return total;
+  }
+
+  /** Live instances plus those dropped since the last call: what codecs held since then, at most. */
+  take(): number {
+    const total = this.liveBytes() + this.released;
+    this.released = 0;
+    return total;
+  }
+}
+
+/** Every instance in the isolate. */
+const isolate = new WasmLedger();
+/** The instances of the pipeline run whose async context created them (several runs can interleave). */
+const runLedger = new AsyncLocalStorage<WasmLedger>();
+
+/** Runs `job` so that the codec instances it creates are counted in `ledger` too. */
+export function withWasmLedger<T>(ledger: WasmLedger, job: () => Promise<T>): Promise<T> {
+  return runLedger.run(ledger, job);
+}
 
 /** Counts `memory` until the returned function is called (when its instance is dropped). */
 export function trackMemory(memory: WebAssembly.Memory): () => void {
-  live.add(memory);
+  const run = runLedger.getStore();
+  isolate.add(memory);
+  run?.add(memory);
   return () => {
-    if (live.delete(memory)) releasedBytes += memory.buffer.byteLength;
+    isolate.release(memory);
+    run?.release(memory);
   };
 }
 
-/** Bytes of the codec instances alive now. */
+/** Bytes of the codec instances alive now in the isolate. */
 export function liveCodecMemoryBytes(): number {
-  let total = 0;
-  for (const memory of live) total += memory.buffer.byteLength;
-  return total;
+  return isolate.liveBytes();
 }
 
-/** Live instances plus those dropped since the last call: what codecs held since then, at most. */
+/** Live instances in the isolate plus those dropped since the last call. */
 export function takeCodecMemoryBytes(): number {
-  const total = liveCodecMemoryBytes() + releasedBytes;
-  releasedBytes = 0;
-  return total;
+  return isolate.take();
 }

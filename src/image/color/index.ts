@@ -1,3 +1,4 @@
+import { forward, type RowSource } from '../rows';
 import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../types';
 import { cicpConversion, understoodCicp } from './cicp';
 import { cmykConversion, rgbConversion } from './conversion';
@@ -54,6 +55,38 @@ export function toSrgb(image: DecodedImage, profile: ColourProfile | null): Rgba
   // refuse and libvips ignores, so colours are kept rather than turned grey.
   if (conversion.kind === 'if-grey' && isGrey(image.data)) conversion.convert(image.data);
   return image;
+}
+
+/**
+ * The colour stage: bands converted to sRGB in place, with a conversion built once per image.
+ * CMYK inks always become sRGB RGBA (through the embedded CMYK profile, or libvips' default). A grey
+ * profile applies only to a source that is grey by construction: on colour pixels it is a mislabel
+ * that lcms would refuse and libvips ignores, so colours are kept rather than turned grey.
+ */
+export function toSrgbRows(source: RowSource, profile: ColourProfile | null): RowSource {
+  const convert = source.model === 'cmyk' ? cmykToSrgb(profile) : rgbToSrgbRows(profile, source.grey);
+  if (!convert) return source;
+  return {
+    ...forward(source),
+    model: 'rgba',
+    async read() {
+      const band = await source.read();
+      if (band) convert(band.data);
+      return band;
+    },
+  };
+}
+
+function rgbToSrgbRows(profile: ColourProfile | null, grey: boolean): ((rgba: Uint8Array) => void) | null {
+  const conversion = rgbToSrgbConversion(profile);
+  if (conversion.kind === 'none' || (conversion.kind === 'if-grey' && !grey)) return null;
+  return conversion.convert;
+}
+
+function cmykToSrgb(profile: ColourProfile | null): CmykConverter {
+  // CICP describes RGB only; a CMYK image (JPEG, which has no CICP) gets its usual default.
+  const parsed = profile?.kind === 'icc' ? parseIccProfile(profile.bytes) : null;
+  return (parsed && cmykConversion(parsed)) ?? defaultCmykConversion();
 }
 
 /**

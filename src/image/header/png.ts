@@ -125,3 +125,16 @@ export function pngChunk(type: string, data: ArrayLike<number> = []): Uint8Array
   view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
   return chunk;
 }
+
+/** Colour types with alpha (4, 6), or a tRNS chunk before the image data. */
+export function pngMayHaveAlpha(bytes: Uint8Array): boolean {
+  for (const chunk of pngChunks(bytes)) {
+    if (chunk.type === 'IHDR') {
+      const colourType = bytes[chunk.data + 9];
+      if (colourType === 4 || colourType === 6) return true;
+    }
+    if (chunk.type === 'tRNS') return true;
+    if (chunk.type === 'IDAT') return false;
+  }
+  return false;
+}

@@ -157,3 +157,16 @@ export function webpChunk(type: string, data: ArrayLike<number>): Uint8Array {
   chunk.set(data, 8);
   return chunk;
 }
+
+const ALPHA_FLAG = 0x10;
+
+/**
+ * A simple lossy file never has alpha; VP8L says so in its header (alpha_is_used); an extended file
+ * in its VP8X flags, and an animation may leave transparent canvas around its first frame.
+ */
+export function webpMayHaveAlpha(bytes: Uint8Array): boolean {
+  const type = fourCC(bytes, 12);
+  if (type === 'VP8 ') return false;
+  if (type === 'VP8L') return (u8(bytes, 24) & 0x10) !== 0;
+  return (u8(bytes, 20) & (ALPHA_FLAG | ANIMATION_FLAG)) !== 0;
+}

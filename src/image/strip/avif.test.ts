@@ -5,7 +5,7 @@ import { FORMATS, readDimensions } from '../formats';
 import { findBox, isoBoxes, type IsoBox } from '../header/avif';
 import type { RgbaImage } from '../types';
 import { box, fullBox, text, u16, u32, u64 } from '../../../test/support/byte-builders';
-import { AVIFS, corpus, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes } from '../../../test/support/image-testing';
+import { AVIFS, corpus, decodeRgba, encodeWith, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes } from '../../../test/support/image-testing';
 import { stripAvif } from './avif';
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +346,7 @@ function expectCleanStrip(input: Uint8Array, output: Uint8Array, label: string):
   return after;
 }
 
-const decode = (bytes: Uint8Array): Promise<RgbaImage> => FORMATS.avif.codec.decode(bytes);
+const decode = (bytes: Uint8Array): Promise<RgbaImage> => decodeRgba('avif', bytes);
 
 async function expectSamePixels(a: Uint8Array, b: Uint8Array, label: string): Promise<void> {
   const [x, y] = await Promise.all([decode(a), decode(b)]);
@@ -457,7 +457,7 @@ describe('stripAvif', () => {
     const height = 64;
     const data = new Uint8Array(width * height * 4);
     for (let i = 0; i < width * height; i++) data.set([i % 251, (i * 7) % 256, (i * 13) % 256, (i % width) * 2], i * 4);
-    const encoded = await FORMATS.avif.codec.encode({ data, width, height }, 70);
+    const encoded = await encodeWith('avif', { data, width, height }, 70);
     const plain = parse(encoded);
     expect(plain.refs.map((r) => r.type)).toContain('auxl');
     const input = compose(withMetadata(decompose(encoded)), { ilocVersion: 1 });

@@ -1,0 +1,109 @@
+import { FORMATS } from './formats';
+import { MB, pixelsOf, type MemoryPlan } from './memory-plan';
+import type { Region } from './operations';
+import { orientedFrameChannels } from './oriented-frame';
+import { resizeScratchBytes } from './resize';
+import { BAND_ROWS_MAX, type DecodeOptions } from './rows';
+import type { Dimensions, ImageFormat } from './types';
+
+/**
+ * Everything a run will do, decided from the header before any decode (as sharp records its
+ * options first and one pipeline then runs them in a fixed order): decode (shrink-on-load or the
+ * stored region of a crop) -> colour -> flatten -> resize -> orientation -> encode.
+ */
+export interface ProcessingPlan {
+  inputFormat: ImageFormat;
+  input: Uint8Array;
+  /** Bytes of the input (the upload); scaled when the memory guard looks for the largest size that fits. */
+  inputBytes: number;
+  /** Size as stored (before orientation). */
+  stored: Dimensions;
+  orientation: number;
+  decode: DecodeOptions;
+  /** Size the decoder hands out: the stored region, or the stored size divided by the shrink. */
+  decoded: Dimensions;
+  /** What the header says the pixels can hold; a decoder may find less (all opaque), never more. */
+  alpha: boolean;
+  grey: boolean;
+  /** Composite onto white: the output format has no alpha. */
+  flatten: boolean;
+  /** Resize target in stored orientation (width and height swapped for orientations 5-8). */
+  resize: Dimensions | null;
+  /** The encoder writes rows where a viewer sees them itself (WebP), so no oriented frame is built. */
+  orientInEncoder: boolean;
+  outputFormat: ImageFormat;
+  /** Size of the result as displayed. */
+  output: Dimensions;
+  quality: number;
+}
+
+/** libjpeg's scaled size: ceil(side / shrink). */
+export function shrunkSize({ width, height }: Dimensions, shrink: number): Dimensions {
+  return { width: Math.ceil(width / shrink), height: Math.ceil(height / shrink) };
+}
+
+/**
+ * Shrink-on-load: the largest factor the decoder offers that still leaves at least the target
+ * size, as sharp picks libjpeg's DCT scaling by default (fastShrinkOnLoad); Lanczos-3 does the rest.
+ */
+export function shrinkOnLoad(factors: readonly number[], from: Dimensions, to: Dimensions): number {
+  const shrink = Math.min(from.width / to.width, from.height / to.height);
+  let best = 1;
+  for (const factor of factors) if (factor <= shrink && factor > best) best = factor;
+  return best;
+}
+
+/** What the plan's steps hold, for the memory guard (memory-plan.ts). */
+export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
+  const { decoded, resize, output, alpha, grey } = plan;
+  const carriesAlpha = alpha && !plan.flatten;
+  const decoder = FORMATS[plan.inputFormat].decodeCost({ input: plan.input, inputBytes: plan.inputBytes, stored: plan.stored, decode: plan.decode, decoded });
+  const encoder = FORMATS[plan.outputFormat].encodeCost({ output, quality: plan.quality, alpha: carriesAlpha, grey });
+  const beforeOrientation = resize ?? decoded;
+  let stages = 0;
+  if (plan.decode.region) stages += band(decoded.width);
+  if (resize) stages += resizeScratchBytes(decoded, resize, !carriesAlpha) + band(resize.width);
+  let frame = 0;
+  const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
+  if (reordersRows) {
+    frame += orientedFrameChannels({ alpha: carriesAlpha, grey }) * pixelsOf(beforeOrientation);
+    stages += band(output.width);
+  }
+  if (encoder.collectsFrame) frame += 4 * pixelsOf(output);
+  return { inputBytes: plan.inputBytes, decoder, stages, frame, encoder };
+}
+
+const band = (width: number) => BAND_ROWS_MAX * width * 4;
+
+const scale = ({ width, height }: Dimensions, factor: number): Dimensions => ({
+  width: Math.max(1, Math.round(width * factor)),
+  height: Math.max(1, Math.round(height * factor)),
+});
+
+/** The same request with a result of about `pixels` pixels (what a resize to that size would plan). */
+export function withOutputPixels(plan: ProcessingPlan, pixels: number): ProcessingPlan {
+  const factor = Math.sqrt(pixels / pixelsOf(plan.output));
+  const output = scale(plan.output, factor);
+  const transposed = plan.orientation >= 5;
+  const target = transposed ? { width: output.height, height: output.width } : output;
+  const from = plan.decode.region ?? plan.stored;
+  const shrink = plan.decode.region ? 1 : shrinkOnLoad(FORMATS[plan.inputFormat].decoder.shrinkFactors, plan.stored, target);
+  const decoded = plan.decode.region ? plan.decoded : shrunkSize(from, shrink);
+  const resize = decoded.width === target.width && decoded.height === target.height ? null : target;
+  return { ...plan, output, resize, decoded, decode: { ...plan.decode, shrink } };
+}
+
+/** The same request on an input of about `pixels` pixels (file size, regions and results scaled alike). */
+export function withInputPixels(plan: ProcessingPlan, pixels: number): ProcessingPlan {
+  const factor = Math.sqrt(pixels / pixelsOf(plan.stored));
+  const stored = scale(plan.stored, factor);
+  const region: Region | null = plan.decode.region && { x: 0, y: 0, ...scale(plan.decode.region, factor) };
+  const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, plan.decode.shrink);
+  const scaled = { ...plan, stored, decoded, decode: { ...plan.decode, region }, inputBytes: Math.round(plan.inputBytes * factor * factor) };
+  // A resize asks for its size; other results follow the input.
+  if (plan.resize) return scaled;
+  const output = plan.orientation >= 5 ? { width: decoded.height, height: decoded.width } : decoded;
+  return { ...scaled, output };
+}
+
+export { MB };
