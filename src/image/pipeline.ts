@@ -6,11 +6,11 @@ import { FORMATS } from './formats';
 import { assertFitsMemory, assertWithinPixelLimit } from './limits';
 import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
-import type { Operation, PixelLimits, ProcessedImage, Region } from './operations';
+import type { Operation, PixelLimits, ProcessedImage, Region, RunOptions } from './operations';
 import { orientRows, storedRegion } from './orient';
 import { memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { resizeRows, targetSize } from './resize';
-import type { RowSource } from './rows';
+import { forward, type RowSource } from './rows';
 import { detectFormat } from './sniff';
 import type { Dimensions, ImageFormat } from './types';
 
@@ -25,7 +25,7 @@ export const MAX_RESIZE_SIDE = 12_000;
  *   orientation -> encode).
  * Everything that can be refused from the header is refused before any decode.
  */
-export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits): Promise<ProcessedImage> {
+export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
   const inputFormat = detectFormat(input);
   if (!inputFormat) {
     throw new AppError('UNSUPPORTED_FORMAT', 'The file is not a supported image: send a JPEG, PNG, WebP or AVIF file.');
@@ -43,13 +43,46 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
     return { bytes, format: inputFormat, ...displayedSize(stored, orientation), peakBytes: held, plannedPeakBytes: held };
   }
 
-  const plan = planProcessing({ inputFormat, input, stored, orientation, outputFormat, operation, limits });
+  const heldOutside = options.heldOutside ?? 0;
+  const plan = planProcessing({ inputFormat, input, heldOutside, stored, orientation, outputFormat, operation, limits });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
-  const profile = await readColourProfile(inputFormat, input);
-  const meter = new MemoryMeter(input.byteLength);
-  const bytes = await meter.run(async () => encode(plan, meter.metered(await decodeAndTransform(plan, profile, meter))));
-  meter.sample(bytes.byteLength);
-  return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes: peakBytes(memoryPlan(plan)) };
+  const plannedPeakBytes = peakBytes(memoryPlan(plan));
+  const release = options.admit ? await options.admit(plannedPeakBytes) : () => {};
+  try {
+    const profile = await readColourProfile(inputFormat, input);
+    const meter = new MemoryMeter(input.byteLength + heldOutside);
+    const bytes = await meter.run(async () => {
+      const source = await decodeAndTransform(plan, profile, meter);
+      return encode(plan, meter.metered(options.contended ? yielding(source, options.contended) : source));
+    });
+    meter.sample(bytes.byteLength);
+    return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes };
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Pixels a run works through before it lets other runs in its isolate go on (when there are any):
+ * an isolate runs one piece of JavaScript at a time, so a 32x32 request beside a 24 MP one would
+ * otherwise wait for all of it. About 10-20 ms of work; a yield costs a macrotask.
+ */
+const PIXELS_BETWEEN_YIELDS = 1_000_000;
+
+function yielding(source: RowSource, contended: () => boolean): RowSource {
+  let pixels = 0;
+  return {
+    ...forward(source),
+    async read() {
+      if (pixels >= PIXELS_BETWEEN_YIELDS) {
+        pixels = 0;
+        if (contended()) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      const band = await source.read();
+      if (band) pixels += band.rows * source.width;
+      return band;
+    },
+  };
 }
 
 /** The steps between decoder and encoder, each a stage that passes bands of rows on. */
@@ -90,6 +123,7 @@ async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Arr
 interface PlanInput {
   inputFormat: ImageFormat;
   input: Uint8Array;
+  heldOutside: number;
   stored: Dimensions;
   orientation: number;
   outputFormat: ImageFormat;
@@ -99,7 +133,7 @@ interface PlanInput {
 
 /** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target. */
 function planProcessing(facts: PlanInput): ProcessingPlan {
-  const { inputFormat, input, stored, orientation, outputFormat, operation, limits } = facts;
+  const { inputFormat, input, heldOutside, stored, orientation, outputFormat, operation, limits } = facts;
   const displayed = displayedSize(stored, orientation);
   const output = plannedSize(operation, displayed, limits);
   assertEncodable(outputFormat, output);
@@ -119,7 +153,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   return {
     inputFormat,
     input,
-    inputBytes: input.byteLength,
+    inputBytes: input.byteLength + heldOutside,
     stored,
     orientation,
     decode: { shrink, region },

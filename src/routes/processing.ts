@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
 import { processImage } from '../image/pipeline';
-import { oneAtATime } from '../pipeline-gate';
+import { MemoryAdmission } from '../admission';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
@@ -51,17 +51,35 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
   });
 }
 
+/** One per isolate: pipeline runs share its memory (src/admission). */
+let admission: MemoryAdmission | null = null;
+
 /** Validate -> process -> store -> answer; everything else lives in middleware and src/image. */
 async function respondWithResult(c: Context<AppEnv>, file: File, operation: Operation) {
   const { userId, limits, plan } = c.get('account');
   const settings = c.get('settings');
   if (file.size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
 
-  // The bytes are copied out of the upload only once it is this request's turn, so a request
-  // waiting at the gate holds its upload once, not twice.
-  const image = await oneAtATime(async () => processImage(new Uint8Array(await file.arrayBuffer()), operation, settings.pixelLimits[plan]));
+  const pixelLimits = settings.pixelLimits[plan];
+  admission ??= new MemoryAdmission(() => pixelLimits.memoryBudgetBytes);
+  const memory = admission;
+  // The parsed upload stays in memory until the request ends, beside the pipeline's copy of it.
+  const releaseUpload = memory.hold(file.size);
+  let image;
+  let releaseResult = () => {};
+  try {
+    image = await processImage(new Uint8Array(await file.arrayBuffer()), operation, pixelLimits, {
+      heldOutside: file.size,
+      admit: (peakBytes) => memory.admit(peakBytes - file.size, c.req.raw.signal),
+      contended: () => memory.contended,
+    });
+    // The result is in memory until it is stored.
+    releaseResult = memory.hold(image.bytes.byteLength);
+  } finally {
+    releaseUpload();
+  }
   const now = new Date();
-  const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
+  const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now }).finally(releaseResult);
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
