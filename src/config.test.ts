@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readSettings } from './config';
 
 describe('readSettings', () => {
-  it('defaults to 24 h retention, 14 megapixels and a 100 MB memory budget for every plan', () => {
-    const limits = { maxInputPixels: 14e6, maxOutputPixels: 14e6, memoryBudgetBytes: 100 * 2 ** 20 };
+  it('defaults to 24 h retention, 50 megapixels and a 100 MB memory budget for every plan', () => {
+    const limits = { maxInputPixels: 50e6, maxOutputPixels: 50e6, memoryBudgetBytes: 100 * 2 ** 20 };
     expect(readSettings({})).toEqual({
       resultRetentionMs: 86_400_000,
       pixelLimits: { free: limits, pro: limits },
@@ -25,14 +25,14 @@ describe('readSettings', () => {
     const settings = readSettings({ MAX_INPUT_MEGAPIXELS: '16', MAX_INPUT_MEGAPIXELS_PRO: '24.5', MAX_OUTPUT_MEGAPIXELS_FREE: '8' });
     expect(settings.pixelLimits).toEqual({
       free: { maxInputPixels: 16e6, maxOutputPixels: 8e6, memoryBudgetBytes: 100 * 2 ** 20 },
-      pro: { maxInputPixels: 24.5e6, maxOutputPixels: 14e6, memoryBudgetBytes: 100 * 2 ** 20 },
+      pro: { maxInputPixels: 24.5e6, maxOutputPixels: 50e6, memoryBudgetBytes: 100 * 2 ** 20 },
     });
   });
 
   it('ignores values that are not positive numbers and trims SITE_URL', () => {
     const settings = readSettings({ RESULT_RETENTION_HOURS: 'soon', MAX_INPUT_MEGAPIXELS: '-3', SITE_URL: ' https://img.example.com/ ' });
     expect(settings.resultRetentionMs).toBe(86_400_000);
-    expect(settings.pixelLimits.free.maxInputPixels).toBe(14e6);
+    expect(settings.pixelLimits.free.maxInputPixels).toBe(50e6);
     expect(settings.siteUrl).toBe('https://img.example.com');
   });
 });

@@ -26,12 +26,12 @@ export interface SettingsSource {
 }
 
 /**
- * A deployed isolate has 128 MB; 28 MB is left for the Worker's own code and heap, and one
- * pipeline runs at a time per isolate (pipeline-gate.ts). The default input limit is the largest
- * baseline JPEG that fits the budget for a full-size JPEG result (README "Memory"); other formats
- * and operations are held to what fits by the memory guard (image/memory-plan.ts).
+ * A deployed isolate has 128 MB; 28 MB is left for the Worker's own code and heap, and the pipeline
+ * runs in an isolate share the rest (src/admission). Rows stream through the pipeline, so the pixel
+ * limit is a policy, imgproxy's default of 50 MP; what a format or an operation cannot fit is
+ * refused by the memory guard (image/memory-plan.ts) with the largest size that fits.
  */
-const DEFAULTS = { retentionHours: 24, megapixels: 14, memoryBudgetMb: 100 };
+const DEFAULTS = { retentionHours: 24, megapixels: 50, memoryBudgetMb: 100 };
 
 function positiveNumber(raw: string | undefined, fallback: number): number {
   const value = raw === undefined || raw.trim() === '' ? NaN : Number(raw);

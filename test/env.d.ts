@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     FIXTURES: Fetcher;
     /** Test-only service binding: POST an image, get sharp's colour-managed, upright RGBA (test/support/reference-decoder.ts). */
     REFERENCE: Fetcher;
+    /** Full-size inputs made from the corpus photos (test/support/large-inputs.ts): GET /<name>. */
+    LARGE: Fetcher;
   }
 }
 

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { serveLargeInput } from './support/large-inputs.ts';
 import { serveReferenceDecode } from './support/reference-decoder.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -47,6 +48,7 @@ function workersProject(test: { name: string; include: string[]; exclude?: strin
             CORPUS: serveFolder(corpusRoot),
             FIXTURES: serveFolder(fixturesRoot),
             REFERENCE: serveReferenceDecode,
+            LARGE: serveLargeInput,
           },
         },
       }),

@@ -218,3 +218,10 @@ export function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/** A full-size input made from the corpus photos (test/support/large-inputs.ts), e.g. largeInput('jpeg-24mp.jpg'). */
+export async function largeInput(name: string): Promise<Uint8Array> {
+  const response = await env.LARGE.fetch(`http://large/${name}`);
+  if (!response.ok) throw new Error(`large input ${name}: ${response.status} ${await response.text()}`);
+  return new Uint8Array(await response.arrayBuffer());
+}

@@ -1,0 +1,101 @@
+/// <reference types="node" />
+/**
+ * The full-size inputs the memory and speed checks run on: the corpus photos (12 and 24 MP JPEG,
+ * 12 MP WebP and AVIF) and what sharp makes from them where the corpus has no such file (a
+ * progressive and an EXIF-rotated 12 MP JPEG, PNG, WebP and AVIF at 24 MP, a 48 MP JPEG made of
+ * four 12 MP photos). Made once and cached in test-output/inputs/ (not committed); test/workers
+ * reach them through the LARGE service binding, `npm run bench` reads them directly.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PHOTOS = path.resolve(ROOT, '../shared/corpus/photos');
+const CACHE = path.join(ROOT, 'test-output', 'inputs');
+
+const photo = (name: string) => readFile(path.join(PHOTOS, name));
+
+/** Name -> how to make it. Names say format, size and kind. */
+const MAKERS: Record<string, () => Promise<Uint8Array>> = {
+  'jpeg-12mp.jpg': () => photo('photo-12mp.jpg'),
+  'jpeg-12mp-progressive.jpg': async () => sharp(await photo('photo-12mp.jpg')).keepMetadata().jpeg({ quality: 90, progressive: true }).toBuffer(),
+  // A portrait phone photo: stored landscape, EXIF Orientation 6 (rotate 90 degrees clockwise to view).
+  'jpeg-12mp-rotated.jpg': async () => withOrientation(await photo('photo-12mp.jpg'), 6),
+  'jpeg-24mp.jpg': () => photo('photo-24mp.jpg'),
+  'jpeg-48mp.jpg': async () => (await mosaic48()).jpeg({ quality: 90 }).toBuffer(),
+  'webp-12mp.webp': () => photo('photo-12mp.webp'),
+  'webp-24mp.webp': async () => sharp(await photo('photo-24mp.jpg')).webp({ quality: 90 }).toBuffer(),
+  'png-12mp.png': async () => sharp(await photo('photo-12mp.jpg')).png({ compressionLevel: 6 }).toBuffer(),
+  'png-24mp.png': async () => sharp(await photo('photo-24mp.jpg')).png({ compressionLevel: 3 }).toBuffer(),
+  'avif-12mp.avif': () => photo('photo-12mp.avif'),
+  'avif-24mp.avif': async () => sharp(await photo('photo-24mp.jpg')).avif({ quality: 60, effort: 2 }).toBuffer(),
+};
+
+export const LARGE_INPUTS = Object.keys(MAKERS);
+
+const pending = new Map<string, Promise<Uint8Array>>();
+
+/** The bytes of a named input, made and cached on first use. */
+export function largeInput(name: string): Promise<Uint8Array> {
+  const make = MAKERS[name];
+  if (!make) return Promise.reject(new Error(`no large input ${name}; known: ${LARGE_INPUTS.join(', ')}`));
+  let bytes = pending.get(name);
+  if (!bytes) {
+    bytes = (async () => {
+      const file = path.join(CACHE, name);
+      if (existsSync(file)) return new Uint8Array(await readFile(file));
+      const made = await make();
+      await mkdir(CACHE, { recursive: true });
+      // Written under another name first, so a test file running at the same time never reads half a file.
+      const partial = `${file}.${process.pid}.partial`;
+      await writeFile(partial, made);
+      await rename(partial, file);
+      return new Uint8Array(made);
+    })();
+    pending.set(name, bytes);
+  }
+  return bytes;
+}
+
+/** For workerd tests: GET /<name> answers the bytes. */
+export async function serveLargeInput(request: Request): Promise<Response> {
+  const name = decodeURIComponent(new URL(request.url).pathname.slice(1));
+  try {
+    return new Response(await largeInput(name));
+  } catch (error) {
+    return new Response(String(error), { status: 404 });
+  }
+}
+
+/** 8000x6000: the 12 MP photo four times, mirrored so the seams are not hard edges. */
+async function mosaic48() {
+  const quarter = await sharp(await photo('photo-12mp.jpg')).raw().toBuffer({ resolveWithObject: true });
+  const { width, height, channels } = quarter.info;
+  const raw = { raw: { width, height, channels } } as const;
+  const tile = (flop: boolean, flip: boolean) => sharp(quarter.data, raw).flop(flop).flip(flip).raw().toBuffer();
+  const [a, b, c, d] = await Promise.all([tile(false, false), tile(true, false), tile(false, true), tile(true, true)]);
+  return sharp({ create: { width: 2 * width, height: 2 * height, channels, background: '#000' } }).composite([
+    { input: a, raw: raw.raw, left: 0, top: 0 },
+    { input: b, raw: raw.raw, left: width, top: 0 },
+    { input: c, raw: raw.raw, left: 0, top: height },
+    { input: d, raw: raw.raw, left: width, top: height },
+  ]);
+}
+
+/** The file with its EXIF Orientation (a SHORT in either byte order) set to `value`. */
+export function withOrientation(jpeg: Uint8Array, value: number): Uint8Array {
+  const copy = new Uint8Array(jpeg);
+  for (let i = 0; i + 10 < copy.length && i < 65_536; i++) {
+    if (copy[i] === 0x01 && copy[i + 1] === 0x12 && copy[i + 2] === 0 && copy[i + 3] === 3) {
+      copy[i + 9] = value; // big-endian: tag, type 3, count 1, value in the first two bytes
+      return copy;
+    }
+    if (copy[i] === 0x12 && copy[i + 1] === 0x01 && copy[i + 2] === 3 && copy[i + 3] === 0) {
+      copy[i + 8] = value;
+      return copy;
+    }
+  }
+  throw new Error('no Orientation tag');
+}

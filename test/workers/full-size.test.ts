@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { readSettings } from '../../src/config';
+import { readDimensions } from '../../src/image/formats';
+import type { Operation } from '../../src/image/operations';
+import { processImage } from '../../src/image/pipeline';
+import { largeInput } from '../support/image-testing';
+
+/*
+ * Real photos at full size with the default configuration: every operation succeeds, holds at
+ * most what a deployed isolate can give it (64 MiB for 12 MP, 100 MiB for 24 MP), never more than
+ * the memory guard predicted, and gives a file of the right size. The inputs are the corpus photos
+ * and what sharp makes of them (test/support/large-inputs.ts).
+ */
+
+const MiB = 2 ** 20;
+const DEFAULTS = readSettings({}).pixelLimits.pro;
+
+const OPERATIONS: Record<string, Operation> = {
+  'convert to JPEG q80': { kind: 'convert', format: 'jpeg', quality: 80 },
+  'convert to JPEG q95': { kind: 'convert', format: 'jpeg', quality: 95 },
+  'convert to WebP': { kind: 'convert', format: 'webp', quality: 80 },
+  'resize to 1600 px WebP': { kind: 'resize', width: 1600, keepAspectRatio: true, format: 'webp', quality: 80 },
+  'crop 2000x1500': { kind: 'crop', region: { x: 500, y: 400, width: 2000, height: 1500 }, quality: 80 },
+};
+
+const CASES: [input: string, operations: string[], maxHeldMiB: number][] = [
+  ['jpeg-12mp.jpg', Object.keys(OPERATIONS), 64],
+  ['jpeg-12mp-progressive.jpg', Object.keys(OPERATIONS), 64],
+  ['jpeg-12mp-rotated.jpg', Object.keys(OPERATIONS), 64],
+  ['webp-12mp.webp', Object.keys(OPERATIONS), 64],
+  ['jpeg-24mp.jpg', Object.keys(OPERATIONS), 100],
+  ['webp-24mp.webp', Object.keys(OPERATIONS), 100],
+  ['jpeg-48mp.jpg', ['convert to JPEG q80', 'resize to 1600 px WebP', 'crop 2000x1500'], 100],
+];
+
+function expectedSize(operation: Operation, displayed: { width: number; height: number }) {
+  if (operation.kind === 'crop') return { width: operation.region.width, height: operation.region.height };
+  if (operation.kind === 'resize') return { width: 1600, height: Math.round((displayed.height * 1600) / displayed.width) };
+  return displayed;
+}
+
+describe('full-size photos with the default configuration', () => {
+  for (const [name, operations, maxHeldMiB] of CASES) {
+    it.each(operations)(`${name}: %s`, async (operationName) => {
+      const operation = OPERATIONS[operationName];
+      const input = await largeInput(name);
+      const result = await processImage(input, operation, DEFAULTS);
+      const stored = readDimensions(result.format, result.bytes);
+      const rotated = name.includes('rotated');
+      const source = readDimensions(name.endsWith('.webp') ? 'webp' : 'jpeg', input);
+      const displayed = rotated ? { width: source.height, height: source.width } : source;
+      expect(stored).toEqual(expectedSize(operation, displayed));
+      expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
+      expect(result.plannedPeakBytes).toBeLessThanOrEqual(DEFAULTS.memoryBudgetBytes);
+      expect(result.peakBytes / MiB).toBeLessThanOrEqual(maxHeldMiB);
+    });
+  }
+});
