@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from '../src/cli/d1.ts';
 import { startDevServer, type DevServer } from '../test/node/dev-server.ts';
 import { measureCodecMemory } from './codec-memory.ts';
 import { ApiClient, createProUser, DEMO_PRO_KEY, multipartBody, type MultipartBody } from './api.ts';
+import { matrixCases, runMatrixCase, type MatrixResult } from './matrix.ts';
 import { measureBundle, type BundleResult } from './bundle.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { cpuMs, cpuTimes, findWorkerd, foreignProcesses, sampleDuring, stealPercent, type ProcessMemory } from './memory.ts';
@@ -35,6 +36,10 @@ export interface BenchOptions {
   skipLoad: boolean;
   skipBundle: boolean;
   skipTimed: boolean;
+  /** The full-size matrix (bench/matrix.ts) on a server with the default configuration. */
+  skipMatrix: boolean;
+  /** Only matrix inputs whose name contains one of these (all by default). */
+  matrixInputs: string[];
   memorySizes: Megapixels[];
   loadSeconds: number;
   loadConnections: number;
@@ -58,6 +63,9 @@ then prints the tables and writes them as JSON.
   --skip-load            no load tests (W6, W7)
   --skip-bundle          no wrangler deploy --dry-run bundle size
   --skip-timed           no timed runs of W1-W5 against sharp (memory and load only)
+  --skip-matrix          no full-size matrix (every full-size input through every operation
+                         with the default configuration: outcome, memory held and predicted, time)
+  --matrix-inputs <a,b>  only matrix inputs whose name contains one of these (e.g. 24mp,png)
   --codec-memory         only measure each codec's WebAssembly memory at 1-12 MP (in Node)
   --memory-sizes <12,24> photo sizes for the memory measurements (default 12,24)
   --load-seconds <s>     duration of each load test (default 10)
@@ -78,6 +86,8 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     skipLoad: false,
     skipBundle: false,
     skipTimed: false,
+    skipMatrix: false,
+    matrixInputs: [],
     codecMemory: false,
     memorySizes: [12, 24],
     loadSeconds: 10,
@@ -123,6 +133,12 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
         break;
       case 'skip-timed':
         options.skipTimed = true;
+        break;
+      case 'skip-matrix':
+        options.skipMatrix = true;
+        break;
+      case 'matrix-inputs':
+        options.matrixInputs = (value() ?? '').split(',').map((part) => part.trim()).filter(Boolean);
         break;
       case 'codec-memory':
         options.codecMemory = true;
@@ -253,6 +269,7 @@ export interface BenchReport {
   baselines: Baselines | null;
   timed: TimedResult[];
   memory: MemoryResult[];
+  matrix: MatrixResult[];
   load: LoadWorkloadResult[];
   bundle: BundleResult | null;
   errors: { phase: string; message: string }[];
@@ -305,8 +322,11 @@ const reloads = (server: DevServer) => (server.output().match(/Reloading local s
  */
 const BENCH_VARS = ['DIAGNOSTIC_HEADERS:true', 'MEMORY_BUDGET_MB:4096', 'MAX_INPUT_MEGAPIXELS:40', 'MAX_OUTPUT_MEGAPIXELS:40'].flatMap((v) => ['--var', v]);
 
-async function withServer<T>(options: BenchOptions, label: string, work: (server: DevServer) => Promise<T>): Promise<T> {
-  const server = await startDevServer({ verbose: options.verbose, timeoutMs: 120_000, wranglerArgs: BENCH_VARS });
+/** The matrix runs what a deployment runs: the default memory budget and pixel limits. */
+const DEFAULT_CONFIG_VARS = ['--var', 'DIAGNOSTIC_HEADERS:true'];
+
+async function withServer<T>(options: BenchOptions, label: string, work: (server: DevServer) => Promise<T>, wranglerArgs = BENCH_VARS): Promise<T> {
+  const server = await startDevServer({ verbose: options.verbose, timeoutMs: 120_000, wranglerArgs });
   activeServers.add(server);
   const reloadsAtStart = reloads(server);
   try {
@@ -698,6 +718,7 @@ export async function main(argv: string[]): Promise<number> {
     baselines: null,
     timed: [],
     memory: [],
+    matrix: [],
     load: [],
     bundle: null,
     errors: [],
@@ -760,6 +781,23 @@ export async function main(argv: string[]): Promise<number> {
         scanForeign();
       }
     }
+  }
+
+  if (!options.skipMatrix) {
+    const wanted = (input: string) => !options.matrixInputs.length || options.matrixInputs.some((part) => input.includes(part));
+    await attempt('matrix', () =>
+      withServer(options, 'full-size matrix', async (server) => {
+        const client = new ApiClient(server.url);
+        for (const c of matrixCases(wanted)) {
+          const result = await attempt(`matrix ${c.input} ${c.operation}`, () => runMatrixCase(client, c));
+          if (result) {
+            report.matrix.push(result);
+            log(`matrix ${c.input} ${c.operation}: ${result.outcome} ${result.ms} ms, held ${((result.peakBytes ?? 0) / 2 ** 20).toFixed(1)} MiB, planned ${((result.plannedBytes ?? 0) / 2 ** 20).toFixed(1)} MiB`);
+          }
+        }
+      }, DEFAULT_CONFIG_VARS),
+    );
+    scanForeign();
   }
 
   report.machine.loadavgEnd = os.loadavg().map((n) => round(n, 2));

@@ -159,4 +159,26 @@ export function printReport(report: BenchReport): void {
     out('ERRORS:');
     for (const e of report.errors) out(`  ${e.phase}: ${e.message.split('\n')[0]}`);
   }
+
+  if (report.matrix.length) {
+    out();
+    out('Full-size matrix (default configuration: the memory budget and pixel limits a deployment has; one call each)');
+    const mibOf = (bytes: number | null) => (bytes === null ? '-' : (bytes / 2 ** 20).toFixed(1));
+    table(
+      ['input', 'operation', 'result', 'size', 'held MiB', 'predicted MiB', 'limit MiB', 'ms', 'note'],
+      report.matrix.map((m) => [
+        m.input,
+        m.operation,
+        m.outcome,
+        m.width === null ? '-' : `${m.width}x${m.height}`,
+        mibOf(m.peakBytes),
+        mibOf(m.plannedBytes),
+        String(m.limitMiB),
+        int(m.ms),
+        m.outcome !== 'ok' ? (m.message ?? '').slice(0, 120) : m.peakBytes !== null && m.peakBytes / 2 ** 20 > m.limitMiB ? 'OVER THE MEMORY TARGET' : '',
+      ]),
+      2,
+      [2, 8],
+    );
+  }
 }

@@ -72,7 +72,8 @@ export async function serveLargeInput(request: Request): Promise<Response> {
 /** 8000x6000: the 12 MP photo four times, mirrored so the seams are not hard edges. */
 async function mosaic48() {
   const quarter = await sharp(await photo('photo-12mp.jpg')).raw().toBuffer({ resolveWithObject: true });
-  const { width, height, channels } = quarter.info;
+  const { width, height } = quarter.info;
+  const channels = quarter.info.channels as 3;
   const raw = { raw: { width, height, channels } } as const;
   const tile = (flop: boolean, flip: boolean) => sharp(quarter.data, raw).flop(flop).flip(flip).raw().toBuffer();
   const [a, b, c, d] = await Promise.all([tile(false, false), tile(true, false), tile(false, true), tile(true, true)]);

@@ -1,0 +1,95 @@
+/// <reference types="node" />
+/**
+ * The full-size matrix: every full-size input (12, 24 and 48 MP; baseline, progressive and
+ * EXIF-rotated JPEG, PNG, WebP, AVIF; test/support/large-inputs.ts) through every operation and
+ * output format, once each, on a `wrangler dev` with the DEFAULT configuration (memory budget and
+ * pixel limits as deployed; only DIAGNOSTIC_HEADERS on, for X-Pipeline-Peak-Bytes). Each row says
+ * whether the call succeeded or what it answered, what the pipeline held and what the memory guard
+ * predicted, and how long the call took.
+ */
+import { largeInput } from '../test/support/large-inputs.ts';
+import { DEMO_PRO_KEY, multipartBody, type ApiClient } from './api.ts';
+
+export interface MatrixCase {
+  input: string;
+  operation: string;
+  endpoint: string;
+  fields: Record<string, string>;
+}
+
+export interface MatrixResult extends MatrixCase {
+  status: number;
+  /** 'ok' or the error code. */
+  outcome: string;
+  message: string | null;
+  ms: number;
+  width: number | null;
+  height: number | null;
+  bytes: number | null;
+  peakBytes: number | null;
+  plannedBytes: number | null;
+  /** The memory target for this input size: 64 MiB at 12 MP, 100 MiB at 24 MP and above. */
+  limitMiB: number;
+}
+
+const OPERATIONS: Record<string, { endpoint: string; fields: Record<string, string> }> = {
+  'convert jpg q80': { endpoint: '/api/v1/convert', fields: { format: 'jpg', quality: '80' } },
+  'convert jpg q95': { endpoint: '/api/v1/convert', fields: { format: 'jpg', quality: '95' } },
+  'convert webp': { endpoint: '/api/v1/convert', fields: { format: 'webp', quality: '80' } },
+  'convert png': { endpoint: '/api/v1/convert', fields: { format: 'png' } },
+  'convert avif': { endpoint: '/api/v1/convert', fields: { format: 'avif', quality: '80' } },
+  'resize 1600 webp': { endpoint: '/api/v1/resize', fields: { width: '1600', format: 'webp', quality: '80' } },
+  'resize 1600 avif': { endpoint: '/api/v1/resize', fields: { width: '1600', format: 'avif', quality: '80' } },
+  'crop 2000x1500': { endpoint: '/api/v1/crop', fields: { x: '500', y: '400', width: '2000', height: '1500' } },
+};
+
+const ALL = Object.keys(OPERATIONS);
+
+/** Input -> the operations run on it. */
+const MATRIX: Record<string, string[]> = {
+  'jpeg-12mp.jpg': ALL,
+  'jpeg-12mp-progressive.jpg': ALL,
+  'jpeg-12mp-rotated.jpg': ALL,
+  'png-12mp.png': ALL,
+  'webp-12mp.webp': ALL,
+  'avif-12mp.avif': ALL,
+  'jpeg-24mp.jpg': ALL,
+  'png-24mp.png': ALL,
+  'webp-24mp.webp': ALL,
+  'avif-24mp.avif': ALL,
+  'jpeg-48mp.jpg': ['convert jpg q80', 'resize 1600 webp', 'crop 2000x1500', 'convert webp', 'convert png', 'convert avif'],
+};
+
+export function matrixCases(filter: (input: string) => boolean = () => true): MatrixCase[] {
+  return Object.entries(MATRIX)
+    .filter(([input]) => filter(input))
+    .flatMap(([input, operations]) => operations.map((operation) => ({ input, operation, ...OPERATIONS[operation] })));
+}
+
+const MIME: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
+
+export async function runMatrixCase(client: ApiClient, c: MatrixCase): Promise<MatrixResult> {
+  const bytes = await largeInput(c.input);
+  const extension = c.input.split('.').pop()!;
+  const body = multipartBody(c.fields, { name: c.input, type: MIME[extension], bytes });
+  const res = await client.call<{ success: boolean; data?: { width: number; height: number; size: number }; error?: { code: string; message: string } }>(
+    DEMO_PRO_KEY,
+    'POST',
+    c.endpoint,
+    body,
+  );
+  const megapixels = Number(/-(\d+)mp/.exec(c.input)?.[1] ?? 12);
+  return {
+    ...c,
+    status: res.status,
+    outcome: res.json.success ? 'ok' : (res.json.error?.code ?? String(res.status)),
+    message: res.json.error?.message ?? null,
+    ms: Math.round(res.ms),
+    width: res.json.data?.width ?? null,
+    height: res.json.data?.height ?? null,
+    bytes: res.json.data?.size ?? null,
+    peakBytes: res.pipelinePeakBytes,
+    plannedBytes: res.pipelinePlannedBytes,
+    limitMiB: megapixels <= 12 ? 64 : 100,
+  };
+}
