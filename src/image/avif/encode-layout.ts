@@ -1,3 +1,5 @@
+import { gridCanvasSize, MIN_GRID_SIDE } from './grid-writer';
+
 /**
  * How an AVIF result is cut into independently encoded tiles. libaom's all-intra encoder holds
  * about 24 bytes a pixel on top of a 16 MB instance (1.2 MP: 45 MB, 12 MP: 344 MB), so results
@@ -14,33 +16,27 @@ export interface AvifLayout {
 /** The largest tile side, chosen by measurement (see README, AVIF grids). */
 export const AVIF_MAX_TILE_SIDE = 512;
 
-/** MIAF 7.3.11.4.2: grid tiles are at least 64x64. */
-const MIN_TILE_SIDE = 64;
-
 /**
- * One item when the result is no larger than a tile (the output of today's whole-image encode), or
- * when a side is too thin for tiles; otherwise a grid of the fewest tiles per axis no larger than
- * `maxTileSide`, sized to cover the image with as little padding as possible.
+ * One item when the result is no larger than a tile (the output of today's whole-image encode);
+ * otherwise a grid of the fewest tiles per axis no larger than `maxTileSide`, sized to cover the
+ * grid's canvas (grid-writer.ts) with as little padding as possible.
  */
 export function planAvifLayout(width: number, height: number, maxTileSide = AVIF_MAX_TILE_SIDE): AvifLayout {
-  if (maxTileSide < MIN_TILE_SIDE || maxTileSide % 8 !== 0) throw new Error(`AVIF tiles of at most ${maxTileSide} px: must be a multiple of 8, at least ${MIN_TILE_SIDE}`);
-  if (width * height <= maxTileSide * maxTileSide || Math.min(width, height) < MIN_TILE_SIDE) {
-    return { columns: 1, rows: 1, tileWidth: width, tileHeight: height };
-  }
-  const [columns, tileWidth] = split(width, maxTileSide);
-  const [rows, tileHeight] = split(height, maxTileSide);
+  if (maxTileSide < MIN_GRID_SIDE || maxTileSide % 8 !== 0) throw new Error(`AVIF tiles of at most ${maxTileSide} px: must be a multiple of 8, at least ${MIN_GRID_SIDE}`);
+  if (width * height <= maxTileSide * maxTileSide) return { columns: 1, rows: 1, tileWidth: width, tileHeight: height };
+  const canvas = gridCanvasSize(width, height);
+  const [columns, tileWidth] = split(canvas.width, maxTileSide);
+  const [rows, tileHeight] = split(canvas.height, maxTileSide);
   return { columns, rows, tileWidth, tileHeight };
 }
 
 /**
- * [count, tile side] along one axis of the grid's even canvas (4:2:0 grids have even sizes, MIAF
- * 7.3.11.4.2). Tiles of several tiles per axis are a multiple of 8: libaom codes whole 8x8 blocks,
- * and 500 px tiles of the 12 MP photo measured SSIM 0.9591 where 504 px tiles gave 0.9641 for 0.9%
- * fewer bytes. One tile per axis is the canvas itself (a tile larger than the grid is refused by
- * the header check, header/avif-items.ts).
+ * [count, tile side] along one axis of the grid's canvas. Several tiles per axis are a multiple of
+ * 8 px: libaom codes whole 8x8 blocks, and 500 px tiles of the 12 MP photo measured SSIM 0.9591
+ * where 504 px tiles gave 0.9641 for 0.9% fewer bytes. One tile per axis is the canvas itself (a
+ * tile larger than the grid is refused by the header check, header/avif-items.ts).
  */
-function split(side: number, maxTileSide: number): [number, number] {
-  const canvas = side + (side % 2);
+function split(canvas: number, maxTileSide: number): [number, number] {
   const count = Math.ceil(canvas / maxTileSide);
   if (count === 1) return [1, canvas];
   const tile = Math.ceil(Math.ceil(canvas / count) / 8) * 8;

@@ -44,7 +44,7 @@ export async function openTileEncoder({ quality, speed }: TileEncoderOptions): P
   const encode = (pixels: Uint8Array, width: number, height: number, subsample: number): EncodedAv1 => {
     const file = quietly(() => codec.instance.encode(pixels, width, height, { ...defaultOptions, quality, speed, subsample }));
     if (!file) throw new Error(`AVIF encoder returned no file for a ${width}x${height} tile`);
-    return primaryAv1(new Uint8Array(file));
+    return primaryAv1(file);
   };
   return {
     encodeColor: (rgba, width, height) => encode(rgba, width, height, SUBSAMPLE_420),

@@ -117,6 +117,18 @@ describe('AVIF grid encoder', () => {
     expect(psnr(lastRow(decoded), lastRow(image))).toBeGreaterThan(38);
   });
 
+  it('pads a side under 64 px to a 64 px tile column and crops it back', async () => {
+    const image = region(photo, 500, 0, 40, 700);
+    const avif = await avifEncoderWith({ maxTileSide: 128 }).encode(frameSource(image, { alpha: false }), Q80);
+    const file = readAvifStructure(avif);
+    const grid = file.items.get(file.primaryId)!;
+    expect(readImageGrid(grid.data)).toEqual({ rows: 6, columns: 1, outputWidth: 64, outputHeight: 700 });
+    expect(ispeOf(file.items.get(2)!)).toEqual({ width: 64, height: 120 });
+    const decoded = await referenceDecode(avif);
+    expect([decoded.width, decoded.height]).toEqual([40, 700]);
+    expect(psnr(decoded, image)).toBeGreaterThan(38);
+  });
+
   it('keeps alpha as a grid of alpha tiles, the opaque tiles included (measured 41.7 dB, alpha within 8)', async () => {
     const image = withAlpha(region(photo, 0, 0, 320, 200), (x, y) => (x < 112 ? 255 : x > 240 && y > 60 && y < 140 ? 0 : (x + y) % 256));
     const avif = await avifEncoderWith({ maxTileSide: 128 }).encode(frameSource(image, { alpha: true }), Q80);

@@ -90,12 +90,22 @@ function checkPicture(picture: AvifPicture): void {
 }
 
 /**
- * The grid's reconstructed size. MIAF 7.3.11.4.2 requires even grid output sizes for 4:2:0 (libavif
- * refuses others), so an odd side is rounded up and `clap` crops the displayed image back.
+ * The size a grid of `width` x `height` is reconstructed at before `clap` crops it: MIAF 7.3.11.4.2
+ * wants even grid sizes for 4:2:0 (libavif refuses odd ones) and tiles of at least 64 px, which our
+ * own header check (header/avif-items.ts) does not allow to be larger than the grid. So an odd side
+ * is rounded up and a side under 64 px grows to 64; the padding repeats the image's edge.
  */
+export function gridCanvasSize(width: number, height: number): { width: number; height: number } {
+  const side = (length: number) => Math.max(MIN_GRID_SIDE, length + (length % 2));
+  return { width: side(width), height: side(height) };
+}
+
+/** MIAF 7.3.11.4.2: grid tiles are at least 64 x 64. */
+export const MIN_GRID_SIDE = 64;
+
 function gridCanvas(picture: AvifPicture): { width: number; height: number } {
   if (picture.columns * picture.rows === 1) return { width: picture.width, height: picture.height };
-  return { width: picture.width + (picture.width % 2), height: picture.height + (picture.height % 2) };
+  return gridCanvasSize(picture.width, picture.height);
 }
 
 function planItems(picture: AvifPicture): ItemPlan {
@@ -261,7 +271,7 @@ function colr(): Uint8Array {
 
 /**
  * Clean aperture (ISO 14496-12 12.1.4) keeping the top-left width x height of the canvas: its centre
- * is offset from the canvas centre by (width - canvasWidth) / 2, a negative half-pixel at most.
+ * is offset from the canvas centre by (width - canvasWidth) / 2.
  */
 function clap(picture: AvifPicture, canvas: { width: number; height: number }): Uint8Array {
   const offset = (shown: number, coded: number) => [i32(shown - coded), u32(2)];
