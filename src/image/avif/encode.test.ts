@@ -11,6 +11,7 @@ import { readAvifDimensions } from '../header/avif';
 import { frameSource, type RowSource } from '../rows';
 import type { RgbaImage } from '../types';
 import { avifEncoder, avifEncoderWith } from './encode';
+import { avifEncodedBytes, avifEncoderBufferBytes, avifEncoderWasmBytes } from './encode-memory';
 import { primaryAv1 } from './encode-tile';
 
 const Q80 = { quality: 80, orientation: 1 };
@@ -225,3 +226,33 @@ function withAlpha(image: RgbaImage, alpha: (x: number, y: number) => number): R
   for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) data[(y * image.width + x) * 4 + 3] = alpha(x, y);
   return { ...image, data };
 }
+
+describe('AVIF encoder memory plan (encode-memory.ts)', () => {
+  /** Deterministic white noise: the largest output any quality gives. */
+  function noise(width: number, height: number, alpha: boolean): RgbaImage {
+    const data = new Uint8Array(width * height * 4);
+    let state = 12345;
+    for (let i = 0; i < data.length; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      data[i] = alpha || i % 4 !== 3 ? state >>> 24 : 255;
+    }
+    return { data, width, height };
+  }
+
+  it.each([
+    [600, 480, true],
+    [8000, 32, false],
+  ])('holds no more than planned for %i x %i white noise at quality 100 (alpha: %s)', async (width, height, alpha) => {
+    takeCodecMemoryBytes();
+    const avif = await avifEncoder.encode(frameSource(noise(width, height, alpha), { alpha }), { quality: 100, orientation: 1 });
+    expect(takeCodecMemoryBytes()).toBeLessThanOrEqual(avifEncoderWasmBytes(width, height));
+    expect(avif.length).toBeLessThanOrEqual(avifEncodedBytes(width, height, alpha));
+    expect(avif.length).toBeGreaterThan(avifEncodedBytes(width, height, alpha) * 0.7);
+  });
+
+  it('plans 16 MiB of encoder and about 12 MiB of buffers for a 24 MP result', () => {
+    expect(avifEncoderWasmBytes(6000, 4000)).toBe(16 * MiB);
+    // A row of 504 px tiles of the 6048 px padded width, one tile, its encoder file twice.
+    expect(avifEncoderBufferBytes(6000, 4000, false) / MiB).toBeCloseTo((504 * 6048 * 4 + 504 * 504 * 4 + 2 * (504 * 504 * 1.9 + 65536)) / MiB, 3);
+  });
+});
