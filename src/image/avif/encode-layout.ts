@@ -13,7 +13,12 @@ export interface AvifLayout {
   tileHeight: number;
 }
 
-/** The largest tile side, chosen by measurement (see README, AVIF grids). */
+/**
+ * The largest tile side, by measurement on the 12 MP photo at q80: jSquash's instance stays at its
+ * initial 16 MiB up to 512 px tiles (640: 19.25 MiB, 768: 23.1, 1024: 40), bytes and SSIM move by
+ * under 0.5% from 384 to 1024 px, 256 px tiles cost 3% more bytes, and no size showed seams (SSIM
+ * beside tile edges at or above the rest of the image).
+ */
 export const AVIF_MAX_TILE_SIDE = 512;
 
 /**

@@ -213,6 +213,12 @@ describe('AVIF grid encoder', () => {
     expect(closed).toBe(1);
   });
 
+  it('refuses an orientation still to apply (it writes rows where they come), with CONVERSION_FAILED', async () => {
+    const source = frameSource(region(photo, 0, 0, 100, 100), { alpha: false });
+    await expect(avifEncoder.encode(source, { quality: 80, orientation: 6 })).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
+    expect(avifEncoder.placesOrientation).toBe(false);
+  });
+
   it('fails with CONVERSION_FAILED when the source ends early', async () => {
     const image = region(photo, 0, 0, 300, 300);
     const short = frameSource({ ...image, data: image.data.subarray(0, 300 * 200 * 4), height: 200 }, { alpha: false });

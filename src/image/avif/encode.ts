@@ -20,8 +20,9 @@ export const avifEncoder: RowEncoder = avifEncoderWith({});
 export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileSide?: number }): RowEncoder {
   return {
     placesOrientation: false,
-    async encode(source, { quality }) {
+    async encode(source, { quality, orientation }) {
       try {
+        if (orientation !== 1) throw new Error(`orientation ${orientation} reached an encoder that writes rows as they come`);
         return await encodeAvif(source, quality, planAvifLayout(source.width, source.height, maxTileSide));
       } catch (error) {
         if (error instanceof AppError) throw error;
