@@ -22,24 +22,33 @@ export function avifEncoderWasmBytes(width: number, height: number): number {
  * JavaScript buffers while encoding: one row of tiles (tileHeight rows of the padded width, RGBA),
  * the tile being encoded, and the encoder's file for that tile with the AV1 data cut from it.
  */
-export function avifEncoderBufferBytes(width: number, height: number, alpha: boolean): number {
+export function avifEncoderBufferBytes(width: number, height: number, alpha: boolean, quality: number): number {
   const { columns, tileWidth, tileHeight } = planAvifLayout(width, height);
-  const tilePixels = tileWidth * tileHeight;
-  return tileHeight * columns * tileWidth * 4 + tilePixels * 4 + 2 * avifEncodedBytes(tileWidth, tileHeight, alpha);
+  return tileHeight * columns * tileWidth * 4 + tileWidth * tileHeight * 4 + 2 * avifEncodedBytes(tileWidth, tileHeight, alpha, quality);
 }
 
 /**
- * The file's size at most, at any quality: white noise at quality 100 took 1.85 bytes a pixel for
- * colour and 3.17 with alpha (quality 80: 0.87 and 1.58; photos at quality 80: about 0.16).
+ * Bytes a pixel at most, measured on white noise (the largest output): colour, and what alpha adds.
+ * Photos at quality 80 take about 0.16.
  */
-export function avifEncodedBytes(width: number, height: number, alpha: boolean): number {
-  return Math.ceil(width * height * (alpha ? 3.25 : 1.9)) + 64 * 1024;
+const BYTES_PER_PIXEL = [
+  { upToQuality: 80, color: 1.0, alpha: 0.75 }, // noise: 0.87 (0.97 for 12000 x 21), with alpha 1.58
+  { upToQuality: 85, color: 1.1, alpha: 0.85 }, // 0.97, with alpha 1.75
+  { upToQuality: 90, color: 1.2, alpha: 0.95 }, // 1.08 (1.17 for 12000 x 21), with alpha 1.97
+  { upToQuality: 95, color: 1.4, alpha: 1.1 }, // 1.28 (1.38 for 12000 x 21), with alpha 2.34
+  { upToQuality: 100, color: 1.9, alpha: 1.35 }, // 1.85, with alpha 3.17
+];
+
+/** The file's size at most for `quality` (1..100), with 64 KiB for the boxes of up to 24 x 24 tiles twice over. */
+export function avifEncodedBytes(width: number, height: number, alpha: boolean, quality: number): number {
+  const step = BYTES_PER_PIXEL.find((candidate) => quality <= candidate.upToQuality) ?? BYTES_PER_PIXEL[BYTES_PER_PIXEL.length - 1];
+  return Math.ceil(width * height * (step.color + (alpha ? step.alpha : 0))) + 64 * 1024;
 }
 
 /**
  * The most the encoder holds at once: its instance and buffers, and at the end the encoded tiles
  * beside the file they are copied into.
  */
-export function avifEncoderPeakBytes(width: number, height: number, alpha: boolean): number {
-  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha) + 2 * avifEncodedBytes(width, height, alpha);
+export function avifEncoderPeakBytes(width: number, height: number, alpha: boolean, quality: number): number {
+  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + 2 * avifEncodedBytes(width, height, alpha, quality);
 }
