@@ -37,6 +37,19 @@ const iccAsArrayBuffer = {
   },
 };
 
+/**
+ * Node-side twin of wrangler's CompiledWasm rule: a static .wasm import is a compiled
+ * WebAssembly.Module (the browser tests run the service's own encoders in Node).
+ */
+const wasmAsModule = {
+  name: 'wasm-as-module',
+  enforce: 'pre' as const,
+  load(id: string) {
+    if (!id.endsWith('.wasm')) return null;
+    return `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(id)}));`;
+  },
+};
+
 /** A project of tests inside workerd, with the Worker's bindings and the test file servers. */
 function workersProject(test: { name: string; include: string[]; exclude?: string[]; isolate?: boolean }) {
   return {
@@ -83,8 +96,11 @@ export default defineConfig({
       {
         // The web pages in headless Chromium against `npm run dev` (test/e2e/browser.ts finds Chromium).
         // Each file starts its own dev server (free ports) and browser, so it can overlap other files.
+        plugins: [wasmAsModule],
         test: {
           name: 'browser',
+          // Through Vite rather than Node's loader, so that wasmAsModule sees the codecs' .wasm imports.
+          server: { deps: { inline: [/@jsquash\//] } },
           root,
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],

@@ -58,6 +58,32 @@ function luma(image: RawImage): Float32Array {
 
 /** Mean SSIM on luma (see the top of this file). */
 export function ssim(a: RawImage, b: RawImage): number {
+  let total = 0;
+  let count = 0;
+  forEachSsim(a, b, (_x, _y, value) => {
+    total += value;
+    count++;
+  });
+  return total / count;
+}
+
+/**
+ * Mean SSIM (as `ssim`) of the windows centred on pixels that `inside(x, y)` selects, and of the
+ * others: e.g. the pixels beside tile edges against the rest of the image.
+ */
+export function ssimInsideAndOutside(a: RawImage, b: RawImage, inside: (x: number, y: number) => boolean): { inside: number; outside: number } {
+  const sums = { inside: 0, outside: 0 };
+  const counts = { inside: 0, outside: 0 };
+  forEachSsim(a, b, (x, y, value) => {
+    const where = inside(x, y) ? 'inside' : 'outside';
+    sums[where] += value;
+    counts[where]++;
+  });
+  return { inside: sums.inside / counts.inside, outside: sums.outside / counts.outside };
+}
+
+/** Calls `visit` with the SSIM of every window, at the window's centre pixel. */
+function forEachSsim(a: RawImage, b: RawImage, visit: (x: number, y: number, value: number) => void): void {
   assertSameShape(a, b);
   const { width, height } = a;
   if (width < WINDOW || height < WINDOW) throw new Error(`SSIM needs at least ${WINDOW}x${WINDOW} pixels`);
@@ -65,12 +91,11 @@ export function ssim(a: RawImage, b: RawImage): number {
   const y = luma(b);
   const g = gaussianWeights();
   const outWidth = width - WINDOW + 1;
-  const outHeight = height - WINDOW + 1;
 
   // Ring of the last WINDOW horizontally filtered rows for each of the five moments.
   const ring = Array.from({ length: WINDOW }, () => Array.from({ length: 5 }, () => new Float64Array(outWidth)));
   const acc = Array.from({ length: 5 }, () => new Float64Array(outWidth));
-  let total = 0;
+  const half = (WINDOW - 1) / 2;
 
   for (let row = 0; row < height; row++) {
     const [mx, my, mxx, myy, mxy] = ring[row % WINDOW];
@@ -115,10 +140,9 @@ export function ssim(a: RawImage, b: RawImage): number {
       const vx = axx[col] - mux * mux;
       const vy = ayy[col] - muy * muy;
       const cov = axy[col] - mux * muy;
-      total += ((2 * mux * muy + C1) * (2 * cov + C2)) / ((mux * mux + muy * muy + C1) * (vx + vy + C2));
+      visit(col + half, row - half, ((2 * mux * muy + C1) * (2 * cov + C2)) / ((mux * mux + muy * muy + C1) * (vx + vy + C2)));
     }
   }
-  return total / (outWidth * outHeight);
 }
 
 /** PSNR in dB over R, G and B; Infinity when the images are identical. */

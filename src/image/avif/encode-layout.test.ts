@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AVIF_MAX_TILE_SIDE, planAvifLayout } from './encode-layout';
+
+describe('AVIF tile layout', () => {
+  it('cuts photos into the fewest tiles of at most 512 px, each a multiple of 8', () => {
+    expect(planAvifLayout(4000, 3000)).toEqual({ columns: 8, rows: 6, tileWidth: 504, tileHeight: 504 });
+    expect(planAvifLayout(6000, 4000)).toEqual({ columns: 12, rows: 8, tileWidth: 504, tileHeight: 504 });
+    expect(planAvifLayout(1600, 1200)).toEqual({ columns: 4, rows: 3, tileWidth: 400, tileHeight: 400 });
+  });
+
+  it('keeps results no larger than one tile as one item', () => {
+    expect(planAvifLayout(512, 512)).toEqual({ columns: 1, rows: 1, tileWidth: 512, tileHeight: 512 });
+    expect(planAvifLayout(1024, 256)).toEqual({ columns: 1, rows: 1, tileWidth: 1024, tileHeight: 256 });
+  });
+
+  it('gives sides under 64 px one column or row of 64 px tiles (MIAF minimum)', () => {
+    expect(planAvifLayout(40, 12000)).toEqual({ columns: 1, rows: 24, tileWidth: 64, tileHeight: 504 });
+  });
+
+  it('covers the even canvas with equal even tiles, the last row and column overlapping it (HEIF, MIAF)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12000 }), fc.integer({ min: 1, max: 12000 }), (width, height) => {
+        const { columns, rows, tileWidth, tileHeight } = planAvifLayout(width, height);
+        if (columns * rows === 1) {
+          expect([tileWidth, tileHeight]).toEqual([width, height]);
+          expect(width * height).toBeLessThanOrEqual(AVIF_MAX_TILE_SIDE ** 2);
+          return;
+        }
+        for (const [count, tile, side] of [[columns, tileWidth, width], [rows, tileHeight, height]]) {
+          const canvas = Math.max(64, side + (side % 2));
+          expect(tile % 2).toBe(0);
+          expect(tile).toBeGreaterThanOrEqual(64);
+          expect(tile).toBeLessThanOrEqual(Math.min(AVIF_MAX_TILE_SIDE, canvas));
+          expect(count * tile).toBeGreaterThanOrEqual(canvas);
+          expect((count - 1) * tile).toBeLessThan(canvas);
+          expect(count).toBeLessThanOrEqual(256);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
