@@ -1,3 +1,5 @@
+import { avifEncoder } from './avif/encode';
+import { avifEncoderPeakBytes } from './avif/encode-memory';
 import { avifCodec } from './codecs/avif';
 import { jpegCodec } from './codecs/jpeg';
 import { pngCodec } from './codecs/png';
@@ -120,10 +122,10 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     stripMetadata: stripAvif,
     mayHaveAlpha: () => true,
     decoder: wholeFrameDecoder(avifCodec),
-    encoder: wholeFrameEncoder(avifCodec),
-    // dav1d's frame pool, YUV and RGBA: 224.9 MB at 12 MP; libaom: 344.4 MB.
+    encoder: avifEncoder,
+    // dav1d's frame pool, YUV and RGBA: 224.9 MB at 12 MP.
     decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 22, fixed: 16 * MB }, facts),
-    encodeCost: (facts) => wholeFrameEncodeCost({ perPixel: 29, fixed: 14 * MB }, facts, 'avif'),
+    encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality), collectsFrame: false }),
   },
 };
 
