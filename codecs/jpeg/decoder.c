@@ -219,8 +219,8 @@ static int is_scale(int denominator) {
  *   edge chroma sample at both ends of the cropped row where a whole row has the neighbour. The
  *   window is widened by two chroma samples on each side before cropping and trimmed when handed
  *   out.
- * - jpeg_skip_scanlines skips whole iMCU rows; the rows from the last skipped iMCU row boundary
- *   before y - one iMCU row are decoded and dropped, so the upsampler has its context rows.
+ * - jpeg_skip_scanlines(y) keeps the upsampler's context rows (libjpeg-turbo 2.1.5 decodes the
+ *   iMCU row above the first row it returns): no margin is needed above the window.
  * 4-component files (CMYK, YCCK) come out as libjpeg's CMYK, and the stored values are inverted:
  * the file is read as Adobe-inverted also without an Adobe marker, as libvips reads it.
  */
@@ -248,9 +248,7 @@ EMSCRIPTEN_KEEPALIVE int decoder_start(struct decoder *d, int scale_denom, int x
   jpeg_crop_scanline(cinfo, &crop_x, &crop_width); /* moves crop_x left to an iMCU column */
   d->left = x - (int)crop_x;
 
-  int imcu_rows = cinfo->max_v_samp_factor * cinfo->min_DCT_scaled_size;
-  int skip = (y / imcu_rows - 1) * imcu_rows;
-  if (skip > 0) jpeg_skip_scanlines(cinfo, (JDIMENSION)skip);
+  if (y > 0) jpeg_skip_scanlines(cinfo, (JDIMENSION)y);
 
   d->width = width;
   d->height = height;
@@ -261,11 +259,6 @@ EMSCRIPTEN_KEEPALIVE int decoder_start(struct decoder *d, int scale_denom, int x
   d->band = malloc((size_t)band_rows * (size_t)width * 4);
   if ((int)crop_width != width) d->row = malloc((size_t)crop_width * 4);
   if (!d->band || ((int)crop_width != width && !d->row)) codec_fail(&d->guard, CODEC_OUT_OF_MEMORY, "band buffer");
-
-  for (int dropped = skip > 0 ? skip : 0; dropped < y; dropped++) {
-    JSAMPROW row = d->row ? d->row : d->band;
-    jpeg_read_scanlines(cinfo, &row, 1);
-  }
   return CODEC_OK;
 }
 

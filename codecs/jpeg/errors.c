@@ -5,9 +5,10 @@
  * on with a warning, which would turn a cut-off or corrupt upload into a "successful" image. The
  * warnings listed in is_damage therefore fail the call like an error. The others are kept as the
  * message only:
- * - JWRN_EXTRANEOUS_DATA ("extraneous bytes before marker"): bytes between segments that libjpeg
- *   skips; the scan data itself is complete. Cameras and editors write such padding (in the
- *   corpus: the bad-exif files image01088.jpg and image01137.jpg), and libvips decodes them.
+ * - JWRN_EXTRANEOUS_DATA ("extraneous bytes before marker"): bytes between segments, or after a
+ *   scan's data, that libjpeg skips; the image data is complete, and libvips decodes such files.
+ *   Of the corpus JPEGs only the damaged bad-exif/corrupted.jpg warns at all (HIT_MARKER first,
+ *   then MUST_RESYNC and EXTRANEOUS_DATA); every other file decodes without a warning.
  * - JWRN_ADOBE_XFORM (an unknown Adobe transform code: read as YCCK for 4 components, as libjpeg
  *   and libvips do), JWRN_JFIF_MAJOR (a newer JFIF version number), JWRN_BOGUS_ICC (an ICC
  *   segment whose sequence numbers do not add up: this module does not read ICC profiles).

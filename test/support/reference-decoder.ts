@@ -27,10 +27,40 @@ export async function referenceDecode(bytes: Uint8Array): Promise<ReferencePixel
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
 }
 
-/** Serves `referenceDecode` over HTTP: POST the file, get raw RGBA with its size in headers. */
+export interface RawReferencePixels extends ReferencePixels {
+  /** 'rgba' (grey expanded to R = G = B), or 'cmyk': ink amounts, Adobe's inversion undone. */
+  model: 'rgba' | 'cmyk';
+}
+
+/**
+ * libjpeg-turbo's plain decode of a JPEG as sharp does it, for comparing decoders bit for bit: no
+ * colour management (an embedded profile is kept, not applied), no orientation, 4 bytes a pixel.
+ * 4-component files stay CMYK: `pipelineColourspace('cmyk')` keeps libvips from converting
+ * through a profile.
+ */
+export async function referenceRawDecode(bytes: Uint8Array): Promise<RawReferencePixels> {
+  const { space } = await sharp(bytes).metadata();
+  const cmyk = space === 'cmyk';
+  const pipeline = cmyk
+    ? sharp(bytes, { limitInputPixels: false }).pipelineColourspace('cmyk').toColourspace('cmyk')
+    : sharp(bytes, { limitInputPixels: false }).keepIccProfile().ensureAlpha();
+  const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) throw new Error(`raw reference decode gave ${info.channels} channels`);
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height, model: cmyk ? 'cmyk' : 'rgba' };
+}
+
+/**
+ * Serves `referenceDecode` over HTTP: POST the file, get raw RGBA with its size in headers;
+ * `?raw` serves `referenceRawDecode` instead (its model in `x-model`).
+ */
 export async function serveReferenceDecode(request: Request): Promise<Response> {
   try {
-    const pixels = await referenceDecode(new Uint8Array(await request.arrayBuffer()));
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (new URL(request.url).searchParams.has('raw')) {
+      const pixels = await referenceRawDecode(bytes);
+      return new Response(pixels.data, { headers: { 'x-width': String(pixels.width), 'x-height': String(pixels.height), 'x-model': pixels.model } });
+    }
+    const pixels = await referenceDecode(bytes);
     return new Response(pixels.data, { headers: { 'x-width': String(pixels.width), 'x-height': String(pixels.height) } });
   } catch (error) {
     return new Response(String(error), { status: 422 });
