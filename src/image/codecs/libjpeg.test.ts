@@ -175,7 +175,7 @@ function boxAverage(image: RgbaImage, shrink: number): Uint8Array {
   return out;
 }
 
-function psnrRgb(a: Uint8Array, b: Uint8Array): number {
+function psnrRgb(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let squared = 0;
   let samples = 0;
   for (let i = 0; i < a.length; i += 4) {
