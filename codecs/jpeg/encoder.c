@@ -2,8 +2,8 @@
  * A band encoder on libjpeg-turbo: RGBA rows go in a band at a time, the JPEG goes out to
  * JavaScript in chunks as libjpeg writes it. Baseline only, with the settings libvips uses for
  * sharp's default jpeg({ quality }): libjpeg's defaults (Annex K tables scaled by
- * jpeg_set_quality, 4:2:0 chroma, JDCT_ISLOW, not progressive) and, by choice, optimised Huffman
- * tables. Optimised tables need a second pass over the whole image's coefficients, which libjpeg
+ * jpeg_set_quality, 4:2:0 chroma, JDCT_ISLOW, not progressive), no JFIF marker and, by choice,
+ * optimised Huffman tables. With them the file is byte for byte sharp's. Optimised tables need a second pass over the whole image's coefficients, which libjpeg
  * keeps in a buffer of about 2 bytes per sample (3 bytes a pixel for 4:2:0); without them the
  * encoder holds a few rows.
  *
@@ -106,6 +106,7 @@ EMSCRIPTEN_KEEPALIVE int encoder_start(struct encoder *e, int width, int height,
   if (components == 1) jpeg_set_colorspace(cinfo, JCS_GRAYSCALE);
   jpeg_set_quality(cinfo, quality, TRUE);
   cinfo->optimize_coding = optimize ? TRUE : FALSE;
+  cinfo->write_JFIF_header = FALSE; /* as libvips when it strips metadata (sharp's default): the file starts with DQT */
 
   e->width = width;
   e->band_rows = band_rows;

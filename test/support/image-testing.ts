@@ -212,3 +212,11 @@ export function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): numbe
   }
   return max;
 }
+
+/** sharp's JPEG of RGBA pixels: its default `jpeg({ quality })` (libjpeg defaults, 4:2:0, optimised Huffman tables), or progressive. */
+export async function referenceJpegEncode(image: RgbaImage, quality: number, progressive = false): Promise<Uint8Array> {
+  const query = `jpeg&width=${image.width}&height=${image.height}&quality=${quality}${progressive ? '&progressive' : ''}`;
+  const response = await env.REFERENCE.fetch(`http://reference/?${query}`, { method: 'POST', body: image.data });
+  if (!response.ok) throw new Error(`reference encoder: ${response.status} ${await response.text()}`);
+  return new Uint8Array(await response.arrayBuffer());
+}

@@ -49,14 +49,26 @@ export async function referenceRawDecode(bytes: Uint8Array): Promise<RawReferenc
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height, model: cmyk ? 'cmyk' : 'rgba' };
 }
 
+/** sharp's JPEG of RGBA pixels (alpha dropped): its default `jpeg({ quality })`, or progressive. */
+export async function referenceJpegEncode(rgba: Uint8Array, width: number, height: number, quality: number, progressive: boolean): Promise<Uint8Array> {
+  const jpeg = await sharp(rgba, { raw: { width, height, channels: 4 }, limitInputPixels: false }).removeAlpha().jpeg({ quality, progressive }).toBuffer();
+  return new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength);
+}
+
 /**
  * Serves `referenceDecode` over HTTP: POST the file, get raw RGBA with its size in headers;
- * `?raw` serves `referenceRawDecode` instead (its model in `x-model`).
+ * `?raw` serves `referenceRawDecode` instead (its model in `x-model`), and
+ * `?jpeg&width=&height=&quality=[&progressive]` takes RGBA and serves `referenceJpegEncode`.
  */
 export async function serveReferenceDecode(request: Request): Promise<Response> {
   try {
     const bytes = new Uint8Array(await request.arrayBuffer());
-    if (new URL(request.url).searchParams.has('raw')) {
+    const query = new URL(request.url).searchParams;
+    if (query.has('jpeg')) {
+      const number = (name: string) => Number(query.get(name));
+      return new Response(await referenceJpegEncode(bytes, number('width'), number('height'), number('quality'), query.has('progressive')));
+    }
+    if (query.has('raw')) {
       const pixels = await referenceRawDecode(bytes);
       return new Response(pixels.data, { headers: { 'x-width': String(pixels.width), 'x-height': String(pixels.height), 'x-model': pixels.model } });
     }
