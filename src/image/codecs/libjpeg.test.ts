@@ -6,6 +6,7 @@ import { collectFrame, type Band } from '../rows';
 import type { RgbaImage } from '../types';
 import { jpegDecoder } from './libjpeg';
 import { decodeJpegComponents } from './vendor/jpeg-js-decoder.js';
+import { liveCodecMemoryBytes } from './wasm-memory';
 
 /** test/fixtures/jpeg (make-jpeg-fixtures.ts): 203x157, written by cjpeg of the same libjpeg-turbo version. */
 const STRUCTURES: Record<string, { sampling: string; progressive: boolean; multiScan: boolean }> = {
@@ -105,6 +106,22 @@ describe('jpegDecoder against libjpeg-turbo in sharp (the same decode: ISLOW IDC
       }
       expect(y, name).toBe(height);
     }
+  });
+
+  it('counts its WebAssembly memory until the last band was read or it is closed, and holds no JavaScript buffers', async () => {
+    const bytes = await fixture('jpeg/progressive-420.jpg');
+    const before = liveCodecMemoryBytes();
+    const source = await jpegDecoder.open(bytes, { shrink: 1, region: null });
+    expect(liveCodecMemoryBytes() - before).toBe(1024 * 1024);
+    expect(source.heldBytes()).toBe(0);
+    while (await source.read());
+    expect(liveCodecMemoryBytes()).toBe(before);
+    const closedEarly = await jpegDecoder.open(bytes, { shrink: 1, region: null });
+    await closedEarly.read();
+    closedEarly.close();
+    closedEarly.close();
+    expect(liveCodecMemoryBytes()).toBe(before);
+    expect(await closedEarly.read()).toBe(null);
   });
 
   it('says what the bands hold: grey for one component, cmyk for four, never alpha', async () => {
