@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { corpus, maxDifference, referenceJpegEncode, sameBytes } from '../../../test/support/image-testing';
-import { psnr, ssim } from '../../../test/support/ssim';
+import { psnr } from '../../../test/support/ssim';
 import { readJpegFrame } from '../header/jpeg';
 import { collectFrame, frameSource, type RowSource } from '../rows';
 import type { RgbaImage } from '../types';
@@ -39,19 +39,17 @@ describe('encodeJpeg: sharp\'s default jpeg({ quality }) settings', () => {
     }
   });
 
-  it('matches sharp on the 12 MP photo at q80 and q95: bytes and SSIM', async () => {
+  it('matches sharp on the 12 MP photo at q80 and q95: the same bytes, or the same pixels (so the same SSIM) with standard tables', async () => {
     const image = await decode(await corpus('photos/photo-12mp.jpg'));
     const report: Record<string, unknown> = {};
     for (const quality of [80, 95]) {
       const sharps = await referenceJpegEncode(image, quality);
       const optimised = await encodeJpeg(source(image), { quality, optimizeHuffman: true });
       const standard = await encodeJpeg(source(image), { quality, optimizeHuffman: false });
-      const sharpSsim = ssim(rgba(image), rgba(await decode(sharps)));
-      const standardSsim = ssim(rgba(image), rgba(await decode(standard)));
-      report[`q${quality}`] = { sharp: sharps.length, optimised: optimised.length, standard: standard.length, standardExtra: `${((standard.length / sharps.length - 1) * 100).toFixed(1)}%`, sharpSsim, standardSsim };
+      report[`q${quality}`] = { sharp: sharps.length, optimised: optimised.length, standard: standard.length, standardExtra: `${((standard.length / sharps.length - 1) * 100).toFixed(1)}%` };
       expect(sameBytes(optimised, sharps), `q${quality} optimised`).toBe(true);
-      expect(standardSsim).toBe(sharpSsim); // same coefficients, so the same decoded pixels
-      // Measured: 6.2% more bytes at q80, 16.9% at q95.
+      expect(maxDifference((await decode(standard)).data, (await decode(sharps)).data), `q${quality} standard`).toBe(0);
+      // Measured: 6.2% more bytes at q80, 16.9% at q95 (SSIM 0.92759 and 0.99793 for both: bench/jpeg-codec.ts).
       expect(standard.length / sharps.length).toBeLessThan(quality === 80 ? 1.07 : 1.18);
     }
     console.log('12 MP photo, encodeJpeg against sharp:', report);
