@@ -219,8 +219,9 @@ static int is_scale(int denominator) {
  *   edge chroma sample at both ends of the cropped row where a whole row has the neighbour. The
  *   window is widened by two chroma samples on each side before cropping and trimmed when handed
  *   out.
- * - jpeg_skip_scanlines(y) keeps the upsampler's context rows (libjpeg-turbo 2.1.5 decodes the
- *   iMCU row above the first row it returns): no margin is needed above the window.
+ * - after jpeg_skip_scanlines(y), libjpeg-turbo 2.1.5 returns the rows from y on exactly as a
+ *   whole decode does, context rows of the upsampler included (src/image/codecs/libjpeg.test.ts
+ *   checks every subsampling), so nothing is decoded above the window.
  * 4-component files (CMYK, YCCK) come out as libjpeg's CMYK, and the stored values are inverted:
  * the file is read as Adobe-inverted also without an Adobe marker, as libvips reads it.
  */

@@ -12,10 +12,12 @@ import type { JpegFrame } from '../header/jpeg';
 export const JPEG_BAND_ROWS = 16;
 
 /**
- * The decoder's work limits. Real encoders write at most a few dozen scans (libjpeg's progressive
- * script 10, mozjpeg's up to ~20 with 4 components), which decode each 8x8 block about 5 times; a
- * hostile progressive file repeats scans over the whole image at a few bytes each (10,000 scans in
- * 200 KB took 14 s).
+ * The decoder's work limits. Encoders write a few scans to a few dozen: libjpeg's progressive
+ * script (cjpeg, sharp) writes 10 for YCbCr and 6 for grey, which decode each 8x8 block 5.3 times
+ * (4:2:0: the scans' blocks over the image's). A hostile file repeats a scan at a few bytes each
+ * (a full-precision AC scan may repeat without any warning): 10,000 luma scans of a flat
+ * 2000x2000 image would take ~20 s here (2 ms each); refused after 100 scans or 24 passes, the
+ * decode ends within ~100 ms (libjpeg-damage.test.ts).
  */
 export const JPEG_MAX_SCANS = 100;
 export const JPEG_MAX_BLOCK_PASSES = 24;
@@ -52,7 +54,7 @@ interface Component {
   scaledSize: number;
 }
 
-function components(width: number, height: number, sampling: JpegFrame['sampling'], shrink: number): Component[] {
+function componentLayout(width: number, height: number, sampling: JpegFrame['sampling'], shrink: number): Component[] {
   const maxH = Math.max(...sampling.map((s) => s.h));
   const maxV = Math.max(...sampling.map((s) => s.v));
   const minScaled = DCT_SIZE / shrink;
@@ -79,7 +81,7 @@ function coefficientBytes(parts: Component[]): number {
  * pixel for 4:2:0, 6 for 4:4:4). Cropping does not change it.
  */
 export function decoderLibjpegBytes(frame: JpegFrame, shrink: number): number {
-  const parts = components(frame.width, frame.height, frame.sampling, shrink);
+  const parts = componentLayout(frame.width, frame.height, frame.sampling, shrink);
   const minScaled = DCT_SIZE / shrink;
   const maxH = Math.max(...frame.sampling.map((s) => s.h));
   const maxV = Math.max(...frame.sampling.map((s) => s.v));
@@ -95,9 +97,9 @@ export function decoderLibjpegBytes(frame: JpegFrame, shrink: number): number {
 }
 
 /** Bytes libjpeg allocates to encode: the colour-converted rows, an iMCU row per component and, with optimised Huffman tables, the coefficient buffer. */
-export function encoderLibjpegBytes(width: number, height: number, components_: 1 | 3, optimizeHuffman: boolean): number {
-  const sampling = components_ === 1 ? [{ h: 1, v: 1 }] : [{ h: 2, v: 2 }, { h: 1, v: 1 }, { h: 1, v: 1 }];
-  const parts = components(width, height, sampling, 1);
+export function encoderLibjpegBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean): number {
+  const sampling = components === 1 ? [{ h: 1, v: 1 }] : [{ h: 2, v: 2 }, { h: 1, v: 1 }, { h: 1, v: 1 }];
+  const parts = componentLayout(width, height, sampling, 1);
   const maxH = Math.max(...sampling.map((s) => s.h));
   const maxV = Math.max(...sampling.map((s) => s.v));
   let bytes = LIBJPEG_ENCODER_FIXED;
@@ -121,6 +123,6 @@ export function jpegDecodeWasmBytes(frame: JpegFrame, shrink: number): number {
 }
 
 /** WebAssembly memory of an encode: an upper bound. */
-export function jpegEncodeWasmBytes(width: number, height: number, components_: 1 | 3, optimizeHuffman: boolean): number {
-  return wasmBytes(encoderLibjpegBytes(width, height, components_, optimizeHuffman) + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
+export function jpegEncodeWasmBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean): number {
+  return wasmBytes(encoderLibjpegBytes(width, height, components, optimizeHuffman) + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
 }
