@@ -225,3 +225,31 @@ export async function largeInput(name: string): Promise<Uint8Array> {
   if (!response.ok) throw new Error(`large input ${name}: ${response.status} ${await response.text()}`);
   return new Uint8Array(await response.arrayBuffer());
 }
+
+/** sharp's plain libjpeg-turbo decode (no colour management, no rotation; test/support/reference-decoder.ts). */
+export async function referenceRawDecode(bytes: Uint8Array): Promise<{ data: Uint8Array; width: number; height: number; model: string }> {
+  const response = await env.REFERENCE.fetch('http://reference/?raw', { method: 'POST', body: bytes });
+  if (!response.ok) throw new Error(`reference decoder: ${response.status} ${await response.text()}`);
+  const width = Number(response.headers.get('x-width'));
+  const height = Number(response.headers.get('x-height'));
+  return { data: new Uint8Array(await response.arrayBuffer()), width, height, model: String(response.headers.get('x-model')) };
+}
+
+/** The largest difference between two equally long sample arrays (Infinity if their lengths differ). */
+export function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return Infinity;
+  let max = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    if (d > max) max = d;
+  }
+  return max;
+}
+
+/** sharp's JPEG of RGBA pixels: its default `jpeg({ quality })` (libjpeg defaults, 4:2:0, optimised Huffman tables), or progressive. */
+export async function referenceJpegEncode(image: RgbaImage, quality: number, progressive = false): Promise<Uint8Array> {
+  const query = `jpeg&width=${image.width}&height=${image.height}&quality=${quality}${progressive ? '&progressive' : ''}`;
+  const response = await env.REFERENCE.fetch(`http://reference/?${query}`, { method: 'POST', body: image.data });
+  if (!response.ok) throw new Error(`reference encoder: ${response.status} ${await response.text()}`);
+  return new Uint8Array(await response.arrayBuffer());
+}

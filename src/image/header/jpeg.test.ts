@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../limits';
-import { corpus, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
+import { corpus, expectAppError, fixture, JPEGS, mutated, prefixLengths, resultOrAppError } from '../../../test/support/image-testing';
 import { readDimensions } from '../formats';
-import { jpegSegments, verifyJpegStructure } from './jpeg';
+import { jpegSegments, readJpegFrame, verifyJpegStructure } from './jpeg';
 
 /** A marker segment FF <marker> <length> <payload>. */
 function segment(marker: number, payload: number[] = []): number[] {
@@ -134,5 +134,36 @@ describe('readDimensions jpeg', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('readJpegFrame', () => {
+  const adobe = (transform: number, length = 12) => segment(0xee, [...'Adobe'].map((c) => c.charCodeAt(0)).concat([0, 100, 0, 0, 0, 0, transform]).slice(0, length));
+  const sof3 = (marker: number, sampling: number[]) => segment(marker, [8, 0, 16, 0, 16, 3, 1, sampling[0], 0, 2, sampling[1], 1, 3, sampling[2], 1]);
+  const sos = (components: number[]) => segment(0xda, [components.length, ...components.flatMap((id) => [id, 0]), 0, 63, 0]);
+
+  it('reads components, sampling, progression and the Adobe transform of real files', async () => {
+    const read = async (bytes: Promise<Uint8Array>) => {
+      const { components, sampling, progressive, multiScan, adobeTransform } = readJpegFrame(await bytes);
+      return { components, sampling: sampling.map(({ h, v }) => `${h}x${v}`).join(' '), progressive, multiScan, adobeTransform };
+    };
+    expect(await read(corpus('photos/photo-12mp.jpg'))).toEqual({ components: 3, sampling: '2x2 1x1 1x1', progressive: false, multiScan: false, adobeTransform: null });
+    expect(await read(fixture('cmyk/cmyk-adobe.jpg'))).toEqual({ components: 4, sampling: '1x1 1x1 1x1 1x1', progressive: false, multiScan: false, adobeTransform: 0 });
+    expect(await read(fixture('cmyk/ycck-420.jpg'))).toEqual({ components: 4, sampling: '2x2 1x1 1x1 2x2', progressive: false, multiScan: true, adobeTransform: 2 });
+    expect(await read(fixture('cmyk/cmyk-progressive.jpg'))).toMatchObject({ components: 4, progressive: true, multiScan: true });
+    expect(await read(fixture('cmyk/grey-noprofile.jpg'))).toEqual({ components: 1, sampling: '1x1', progressive: false, multiScan: false, adobeTransform: null });
+  });
+
+  it('says a sequential file is multi-scan when its first scan lacks a component, as libjpeg decides', () => {
+    expect(readJpegFrame(jpeg(SOI, sof3(0xc0, [0x22, 0x11, 0x11]), sos([1, 2, 3]), EOI)).multiScan).toBe(false);
+    expect(readJpegFrame(jpeg(SOI, sof3(0xc0, [0x22, 0x11, 0x11]), sos([1]), EOI)).multiScan).toBe(true);
+    expect(readJpegFrame(jpeg(SOI, sof3(0xc2, [0x11, 0x11, 0x11]), sos([1, 2, 3]), EOI)).multiScan).toBe(true);
+  });
+
+  it('takes the last Adobe APP14 of at least 12 bytes, as libjpeg does', () => {
+    const frame = sof3(0xc0, [0x11, 0x11, 0x11]);
+    expect(readJpegFrame(jpeg(SOI, adobe(1), adobe(2), frame, sos([1, 2, 3]), EOI)).adobeTransform).toBe(2);
+    expect(readJpegFrame(jpeg(SOI, adobe(1), adobe(2, 11), frame, sos([1, 2, 3]), EOI)).adobeTransform).toBe(1);
+    expect(readJpegFrame(jpeg(SOI, segment(0xee, [65, 100, 111, 98, 101]), frame, sos([1, 2, 3]), EOI)).adobeTransform).toBe(null);
   });
 });

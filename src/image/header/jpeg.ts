@@ -1,4 +1,4 @@
-import { damaged, need, u16be } from '../bytes';
+import { damaged, need, startsWith, u16be } from '../bytes';
 import type { Dimensions } from '../types';
 
 /** Marker values used by the walker and its callers. */
@@ -97,6 +97,25 @@ function scanDataEnd(bytes: Uint8Array, from: number): number {
  */
 const DECODABLE_FRAMES = new Set([0xc0, 0xc1, 0xc2]);
 
+/** What a decoder's memory depends on, from the frame header and the markers before the first scan. */
+export interface JpegFrame extends Dimensions {
+  /** 1 (grey), 3 (YCbCr or RGB) or 4 (CMYK or YCCK). */
+  components: number;
+  /** Sampling factors of each component, in frame order (4:2:0 is [{2, 2}, {1, 1}, {1, 1}]). */
+  sampling: { h: number; v: number }[];
+  /** SOF2: all scans are read into a whole-image coefficient buffer before the first row comes out. */
+  progressive: boolean;
+  /**
+   * libjpeg reads every scan into a whole-image coefficient buffer before the first row comes out:
+   * a progressive file, or a sequential one whose first scan lacks a component (jdinput.c).
+   */
+  multiScan: boolean;
+  /** The Adobe APP14 marker's transform (0 RGB or CMYK, 1 YCbCr, 2 YCCK), null without the marker. */
+  adobeTransform: number | null;
+}
+
+const APP14 = 0xee;
+
 /**
  * Width and height from the frame header, the only size libjpeg allocates from. Refused: a second
  * SOFn before the first scan (libjpeg: "Invalid JPEG file structure: two SOF markers"), a height of
@@ -104,19 +123,32 @@ const DECODABLE_FRAMES = new Set([0xc0, 0xc1, 0xc2]);
  * component counts other than 1, 3 or 4, and sampling factors outside 1..4.
  */
 export function readJpegDimensions(bytes: Uint8Array): Dimensions {
-  let dims: Dimensions | null = null;
-  for (const segment of jpegSegments(bytes)) {
-    if (isStartOfFrame(segment.marker)) {
-      if (dims) throw damaged('jpeg: a second SOF marker');
-      dims = readFrameHeader(bytes, segment);
-    }
-    if (segment.marker === SOS || segment.marker === EOI) break;
-  }
-  if (!dims) throw damaged('jpeg: no SOF before the scan data');
-  return dims;
+  const { width, height } = readJpegFrame(bytes);
+  return { width, height };
 }
 
-function readFrameHeader(bytes: Uint8Array, sof: JpegSegment): Dimensions {
+/** The frame header as readJpegDimensions reads and checks it, with the sampling and the Adobe transform. */
+export function readJpegFrame(bytes: Uint8Array): JpegFrame {
+  let frame: Omit<JpegFrame, 'adobeTransform' | 'multiScan'> | null = null;
+  let adobeTransform: number | null = null;
+  let firstScanComponents = 0;
+  for (const segment of jpegSegments(bytes)) {
+    if (isStartOfFrame(segment.marker)) {
+      if (frame) throw damaged('jpeg: a second SOF marker');
+      frame = readFrameHeader(bytes, segment);
+    }
+    // As libjpeg (jdmarker.c): every APP14 of at least 12 bytes that starts with "Adobe"; the last one counts.
+    if (segment.marker === APP14 && segment.end - segment.payload >= 12 && startsWith(bytes, segment.payload, 'Adobe')) {
+      adobeTransform = bytes[segment.payload + 11];
+    }
+    if (segment.marker === SOS && segment.end > segment.payload) firstScanComponents = bytes[segment.payload];
+    if (segment.marker === SOS || segment.marker === EOI) break;
+  }
+  if (!frame) throw damaged('jpeg: no SOF before the scan data');
+  return { ...frame, multiScan: frame.progressive || firstScanComponents < frame.components, adobeTransform };
+}
+
+function readFrameHeader(bytes: Uint8Array, sof: JpegSegment): Omit<JpegFrame, 'adobeTransform' | 'multiScan'> {
   const name = `SOF${sof.marker - 0xc0}`;
   if (!DECODABLE_FRAMES.has(sof.marker)) {
     const kind = sof.marker === 0xc3 || sof.marker === 0xcb ? 'lossless' : sof.marker >= 0xc9 && sof.marker <= 0xcb ? 'arithmetic-coded' : 'hierarchical';
@@ -131,12 +163,14 @@ function readFrameHeader(bytes: Uint8Array, sof: JpegSegment): Dimensions {
   if (width === 0 || height === 0) throw damaged(`jpeg: SOF size ${width}x${height} (DNL is not supported)`);
   if (precision !== 8) throw damaged(`jpeg: ${precision}-bit samples`);
   if (components !== 1 && components !== 3 && components !== 4) throw damaged(`jpeg: ${components} components`);
+  const sampling: JpegFrame['sampling'] = [];
   for (let c = 0; c < components; c++) {
-    const sampling = bytes[at + 6 + 3 * c + 1];
-    const [h, v] = [sampling >> 4, sampling & 15];
+    const factors = bytes[at + 6 + 3 * c + 1];
+    const [h, v] = [factors >> 4, factors & 15];
     if (h < 1 || h > 4 || v < 1 || v > 4) throw damaged(`jpeg: sampling factors ${h}x${v}`);
+    sampling.push({ h, v });
   }
-  return { width, height };
+  return { width, height, components, sampling, progressive: sof.marker === 0xc2 };
 }
 
 /**
