@@ -83,9 +83,11 @@ export default defineConfig({
       // workerd runs them all instead of one per file, which saves ~1 s of start-up per file.
       workersProject({ name: 'image', include: ['src/image/**/*.test.ts'], isolate: false }),
       {
-        plugins: [iccAsArrayBuffer],
+        plugins: [iccAsArrayBuffer, wasmAsModule],
         test: {
           name: 'node',
+          // Through Vite rather than Node's loader, so that wasmAsModule sees the codecs' .wasm imports.
+          server: { deps: { inline: [/@jsquash\//] } },
           root,
           environment: 'node',
           include: ['test/node/**/*.test.ts'],

@@ -1,14 +1,15 @@
 import { avifEncoder } from './avif/encode';
-import { avifEncoderPeakBytes } from './avif/encode-memory';
+import { avifEncodedBytes, avifEncoderPeakBytes } from './avif/encode-memory';
 import { avifCodec } from './codecs/avif';
-import { jpegCodec } from './codecs/jpeg';
+import { jpegDecoder, jpegEncoder } from './codecs/libjpeg';
+import { jpegDecodeWasmBytes, jpegEncodeWasmBytes } from './codecs/libjpeg-memory';
 import { pngCodec } from './codecs/png';
 import { webpCodec } from './codecs/webp';
 import { wholeFrameDecodeCost, wholeFrameDecoder, wholeFrameEncodeCost, wholeFrameEncoder } from './codecs/whole-frame';
-import { MB, type DecoderCost, type EncoderCost } from './memory-plan';
+import { MB, pixelsOf, resultBytes, type DecoderCost, type EncoderCost } from './memory-plan';
 import type { DecodeOptions, RowDecoder, RowEncoder } from './rows';
 import { readAvifDimensions } from './header/avif';
-import { readJpegDimensions, verifyJpegStructure } from './header/jpeg';
+import { readJpegDimensions, readJpegFrame, verifyJpegStructure } from './header/jpeg';
 import { pngMayHaveAlpha, readPngDimensions, verifyPngChunks } from './header/png';
 import { readWebpDimensions, webpMayHaveAlpha } from './header/webp';
 import { stripAvif } from './strip/avif';
@@ -41,6 +42,8 @@ export interface FormatInfo {
   decodeCost(facts: DecodeFacts): DecoderCost;
   /** What the encoder holds, output included. */
   encodeCost(facts: EncodeFacts): EncoderCost;
+  /** Most bytes a result can have (measured on white noise, the least compressible picture). */
+  resultBound(facts: EncodeFacts): number;
 }
 
 export interface DecodeFacts {
@@ -57,6 +60,8 @@ export interface EncodeFacts {
   /** The rows can carry transparency. */
   alpha: boolean;
   grey: boolean;
+  /** The encoder's low-memory mode (EncodeOptions.lowMemory). */
+  lowMemory: boolean;
 }
 
 /** Everything the pipeline knows per format, in one table. */
@@ -72,11 +77,21 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     supportsAlpha: false,
     stripMetadata: stripJpeg,
     mayHaveAlpha: () => false,
-    decoder: wholeFrameDecoder(jpegCodec),
-    encoder: wholeFrameEncoder(jpegCodec),
-    // jSquash's mozjpeg: progressive files keep every coefficient (12 MP: 94.4 MB); encoding 190.4 MB.
-    decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 10, fixed: 4 * MB }, facts),
-    encodeCost: (facts) => wholeFrameEncodeCost({ perPixel: 16.7, fixed: 2 * MB }, facts, 'jpeg'),
+    decoder: jpegDecoder,
+    encoder: jpegEncoder,
+    // Bands hand out views into the instance's memory: baseline files 1 MiB whatever their size,
+    // files with several scans 2 bytes a sample for the coefficients (3 a pixel for 4:2:0).
+    decodeCost: ({ input, decode }) => {
+      const streaming = jpegDecodeWasmBytes(readJpegFrame(input), decode.shrink);
+      return { open: streaming, streaming };
+    },
+    // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,
+    // 3 bytes a pixel; the low-memory mode writes libjpeg's standard tables from about 1 MiB.
+    encodeCost: ({ output, quality, grey, lowMemory }) => ({
+      streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory) + resultBytes('jpeg', pixelsOf(output), quality),
+      collectsFrame: false,
+    }),
+    resultBound: ({ output, quality }) => resultBytes('jpeg', pixelsOf(output), quality),
   },
   png: {
     name: 'png',
@@ -94,6 +109,7 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     // 12 MP: 71.7 MB to decode with a 24 MB file; white noise 4000x3000: 267.1 MB to encode.
     decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 4, fixed: 4 * MB }, facts),
     encodeCost: (facts) => wholeFrameEncodeCost({ perPixel: 23.5, fixed: 2 * MB }, facts, 'png'),
+    resultBound: ({ output, quality }) => resultBytes('png', pixelsOf(output), quality),
   },
   webp: {
     name: 'webp',
@@ -110,6 +126,7 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     // 12 MP: 57.9 MB to decode, 158.6 MB to encode.
     decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 5, fixed: 2 * MB }, facts),
     encodeCost: (facts) => wholeFrameEncodeCost({ perPixel: 13.9, fixed: 2 * MB }, facts, 'webp'),
+    resultBound: ({ output, quality }) => resultBytes('webp', pixelsOf(output), quality),
   },
   avif: {
     name: 'avif',
@@ -126,6 +143,7 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     // dav1d's frame pool, YUV and RGBA: 224.9 MB at 12 MP.
     decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 22, fixed: 16 * MB }, facts),
     encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality), collectsFrame: false }),
+    resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
   },
 };
 

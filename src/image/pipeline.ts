@@ -8,7 +8,7 @@ import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
 import type { Operation, PixelLimits, ProcessedImage, Region, RunOptions } from './operations';
 import { orientRows, storedRegion } from './orient';
-import { memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { chooseLowMemory, encodeFacts, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { resizeRows, targetSize } from './resize';
 import { forward, type RowSource } from './rows';
 import { detectFormat } from './sniff';
@@ -108,8 +108,13 @@ async function decode(plan: ProcessingPlan): Promise<RowSource> {
 
 /** What the encoder makes of the rows; decoding errors that surface while rows are read stay decoding errors. */
 async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Array> {
-  const { encoder, label } = FORMATS[plan.outputFormat];
-  const options = { quality: plan.quality, orientation: plan.orientInEncoder ? plan.orientation : 1 };
+  const { encoder, label, resultBound } = FORMATS[plan.outputFormat];
+  const options = {
+    quality: plan.quality,
+    orientation: plan.orientInEncoder ? plan.orientation : 1,
+    maxBytes: resultBound(encodeFacts(plan)),
+    lowMemory: plan.lowMemory,
+  };
   try {
     return await encoder.encode(source, options);
   } catch (error) {
@@ -150,7 +155,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   }
   const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink);
   const alpha = format.mayHaveAlpha(input);
-  return {
+  const plan: ProcessingPlan = {
     inputFormat,
     input,
     inputBytes: input.byteLength + heldOutside,
@@ -166,7 +171,9 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     outputFormat,
     output,
     quality: operation.quality,
+    lowMemory: false,
   };
+  return { ...plan, lowMemory: chooseLowMemory(plan, limits.memoryBudgetBytes) };
 }
 
 function displayedSize(stored: Dimensions, orientation: number): Dimensions {

@@ -1,5 +1,5 @@
 import { FORMATS } from './formats';
-import { MB, pixelsOf, type MemoryPlan } from './memory-plan';
+import { MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
 import type { Region } from './operations';
 import { orientedFrameChannels } from './oriented-frame';
 import { resizeScratchBytes } from './resize';
@@ -35,6 +35,8 @@ export interface ProcessingPlan {
   /** Size of the result as displayed. */
   output: Dimensions;
   quality: number;
+  /** The encoder's low-memory mode (chooseLowMemory). */
+  lowMemory: boolean;
 }
 
 /** libjpeg's scaled size: ceil(side / shrink). */
@@ -58,7 +60,7 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const { decoded, resize, output, alpha, grey } = plan;
   const carriesAlpha = alpha && !plan.flatten;
   const decoder = FORMATS[plan.inputFormat].decodeCost({ input: plan.input, inputBytes: plan.inputBytes, stored: plan.stored, decode: plan.decode, decoded });
-  const encoder = FORMATS[plan.outputFormat].encodeCost({ output, quality: plan.quality, alpha: carriesAlpha, grey });
+  const encoder = FORMATS[plan.outputFormat].encodeCost(encodeFacts(plan));
   const beforeOrientation = resize ?? decoded;
   let stages = 0;
   if (plan.decode.region) stages += band(decoded.width);
@@ -74,6 +76,25 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
 }
 
 const band = (width: number) => BAND_ROWS_MAX * width * 4;
+
+/** What the encoder is told about its result. */
+export function encodeFacts(plan: ProcessingPlan) {
+  return { output: plan.output, quality: plan.quality, alpha: plan.alpha && !plan.flatten, grey: plan.grey, lowMemory: plan.lowMemory };
+}
+
+/** A decoder that holds little while rows stream (baseline JPEG, lossy WebP) next to one holding the image. */
+const STREAMING_DECODER_BYTES = 8 * MB;
+
+/**
+ * The encoder's normal mode unless another whole-image buffer is already held (a decoder that
+ * keeps the image, an oriented frame) or it would not fit the budget: a JPEG's optimised Huffman
+ * tables cost a second whole-image buffer, worth 6% of the bytes at q80 but not a run twice as big.
+ */
+export function chooseLowMemory(plan: ProcessingPlan, budgetBytes: number): boolean {
+  const normal = memoryPlan({ ...plan, lowMemory: false });
+  const holdsImageElsewhere = normal.frame > 0 || normal.decoder.streaming > STREAMING_DECODER_BYTES;
+  return holdsImageElsewhere || peakBytes(normal) > budgetBytes;
+}
 
 const scale = ({ width, height }: Dimensions, factor: number): Dimensions => ({
   width: Math.max(1, Math.round(width * factor)),

@@ -73,6 +73,16 @@ export interface EncodeOptions {
   /** 1..100; lossless encoders ignore it. */
   quality: number;
   /**
+   * Most bytes the file may have: the bound the memory plan counted (a ResultBuffer enforces it).
+   * Unset: the encoder's own bound for the size and quality.
+   */
+  maxBytes?: number;
+  /**
+   * The plan asks for the encoder's low-memory mode where it has one (JPEG: libjpeg's standard
+   * Huffman tables instead of a whole-image coefficient buffer). Unset: the encoder decides.
+   */
+  lowMemory?: boolean;
+  /**
    * EXIF orientation still to apply: always 1 unless the encoder `placesOrientation`, in which case
    * it writes each band where a viewer sees it (the source's width and height are then stored
    * sizes, swapped in the result for 5-8).

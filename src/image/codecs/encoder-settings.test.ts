@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gradient } from '../../../test/workers/images';
 import { avifSpeedFor } from './avif';
-import { jpegCodec } from './jpeg';
+import { encodeWith } from '../../../test/support/image-testing';
 
 /** The start-of-frame markers in a JPEG, in order (C0 baseline, C1 extended, C2 progressive). */
 function frameMarkers(bytes: Uint8Array): number[] {
@@ -18,7 +18,7 @@ function frameMarkers(bytes: Uint8Array): number[] {
 
 describe('encoder settings chosen by measurement (see the codecs)', () => {
   it('writes baseline JPEG (one scan), not progressive', async () => {
-    const jpeg = await jpegCodec.encode(gradient(64, 48), 80);
+    const jpeg = await encodeWith('jpeg', gradient(64, 48), 80);
     expect(frameMarkers(jpeg)).toEqual([0xc0]);
   });
 

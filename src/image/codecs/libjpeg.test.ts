@@ -5,7 +5,6 @@ import type { Region } from '../operations';
 import { collectFrame, type Band } from '../rows';
 import type { RgbaImage } from '../types';
 import { jpegDecoder } from './libjpeg';
-import { decodeJpegComponents } from './vendor/jpeg-js-decoder.js';
 import { liveCodecMemoryBytes } from './wasm-memory';
 
 /** test/fixtures/jpeg (make-jpeg-fixtures.ts): 203x157, written by cjpeg of the same libjpeg-turbo version. */
@@ -234,13 +233,6 @@ describe('jpegDecoder: CMYK and YCCK', () => {
     const reference = await referenceRawDecode(bytes);
     expect(reference.model).toBe('cmyk');
     expect(maxDifference(ours.data, reference.data)).toBe(0);
-  });
-
-  it.each(CMYK_FIXTURES)('%s decodes to the inks of the jpeg-js path it replaces, within its rounding', async (name) => {
-    const bytes = await fixture(`cmyk/${name}`);
-    const ours = await decode(bytes);
-    // jpeg-js' IDCT and YCCK conversion round differently (test/node/cmyk-jpeg.test.ts: within 4 of libjpeg).
-    expect(maxDifference(ours.data, decodeJpegComponents(bytes).data)).toBeLessThanOrEqual(4);
   });
 
   it('reads a 4-component JPEG without its Adobe marker as Adobe-inverted, like one with it', async () => {

@@ -1,5 +1,7 @@
 import { AppError } from '../../errors';
-import { concat, damaged } from '../bytes';
+import { damaged } from '../bytes';
+import { resultBytes } from '../memory-plan';
+import { ResultBuffer } from '../result-buffer';
 import { readJpegFrame, type JpegFrame } from '../header/jpeg';
 import type { Region } from '../operations';
 import type { Band, DecodeOptions, EncodeOptions, RowDecoder, RowEncoder, RowSource } from '../rows';
@@ -195,6 +197,8 @@ export interface JpegEncodeOptions {
    * coefficients until the end (encoderLibjpegBytes says how much).
    */
   optimizeHuffman: boolean;
+  /** Most bytes the file may have (the memory plan's bound); unset: the noise bound for the size and quality. */
+  maxBytes?: number;
 }
 
 /** Measurements of the last encode, for tests and the benchmark. */
@@ -210,12 +214,12 @@ export interface JpegEncodeStats {
  */
 export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, stats?: JpegEncodeStats): Promise<Uint8Array> {
   const { width, height } = source;
-  const chunks: Uint8Array[] = [];
+  const output = new ResultBuffer(options.maxBytes ?? resultBytes('jpeg', width * height, options.quality));
   let wasm: WasmInstance<Libjpeg> | null = null;
   let encoder = 0;
   try {
     if (source.model !== 'rgba') throw new Error(`jpeg: cannot encode ${source.model} bands`);
-    wasm = await openLibjpeg({ jpegWriteOutput: (chunk: Uint8Array) => chunks.push(chunk) });
+    wasm = await openLibjpeg({ jpegWriteOutput: (chunk: Uint8Array) => output.append(chunk) });
     const lib = wasm.instance;
     const components = source.grey ? 1 : 3;
     encoder = lib._encoder_create(encoderLibjpegBytes(width, height, components, options.optimizeHuffman));
@@ -245,7 +249,7 @@ export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, 
     if (encoder) wasm?.instance._encoder_destroy(encoder);
     wasm?.release();
   }
-  return concat(chunks);
+  return output.bytes();
 }
 
 /**
@@ -258,11 +262,12 @@ export const JPEG_OPTIMIZE_MAX_PIXELS = 12_600_000;
 
 export const jpegEncoder: RowEncoder = {
   placesOrientation: false,
-  encode(source: RowSource, { quality, orientation }: EncodeOptions): Promise<Uint8Array> {
+  encode(source: RowSource, { quality, orientation, maxBytes, lowMemory }: EncodeOptions): Promise<Uint8Array> {
     if (orientation !== 1) {
       source.close();
       return Promise.reject(new Error(`jpeg: the encoder does not place orientation ${orientation}`));
     }
-    return encodeJpeg(source, { quality, optimizeHuffman: source.width * source.height <= JPEG_OPTIMIZE_MAX_PIXELS });
+    const optimizeHuffman = lowMemory === undefined ? source.width * source.height <= JPEG_OPTIMIZE_MAX_PIXELS : !lowMemory;
+    return encodeJpeg(source, { quality, optimizeHuffman, maxBytes });
   },
 };

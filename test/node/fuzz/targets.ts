@@ -11,7 +11,8 @@
  *   target('parseIccProfile', parseIccProfile, { seeds: iccProfileSeeds, random: ['icc'], neverThrows: true, check: ... })
  */
 import { AppError } from '../../../src/errors';
-import { decodeJpegComponents } from '../../../src/image/codecs/vendor/jpeg-js-decoder.js';
+import { jpegDecoder } from '../../../src/image/codecs/libjpeg';
+import { collectFrame } from '../../../src/image/rows';
 import { cmykConversion, rgbConversion } from '../../../src/image/color/conversion';
 import { embeddedCicp, MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
 import { parseIccProfile } from '../../../src/image/color/icc';
@@ -31,7 +32,6 @@ import { firstFrameAsStill, isAnimatedWebp } from '../../../src/image/webp-first
 import type { ErrorCode } from '../../../src/errors';
 import type { CmykImage, Dimensions, ImageFormat, RgbaImage } from '../../../src/image/types';
 import type { Container } from './arbitraries';
-import { JPEG_ENTROPY_TARGETS } from './jpeg-entropy-targets';
 import {
   allSeeds, animatedWebpSeeds, avifSeeds, cicpContainerSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
   webpSeeds, type Seed,
@@ -187,8 +187,6 @@ function converted(image: RgbaImage, alpha: 'kept' | 'opaque') {
   }
 }
 
-/** Decoder limits of src/image/codecs/jpeg.ts. */
-const JPEG_JS_LIMITS = { maxResolutionInMP: 1000, maxMemoryUsageInMB: 1024 };
 /** Pixel guard before decoding, as the pipeline's input pixel limit (kept small so every case is quick). */
 const MAX_DECODE_PIXELS = 4_000_000;
 
@@ -354,26 +352,24 @@ export const TARGETS: readonly FuzzTarget[] = [
     },
   ),
   target(
-    'decodeJpegComponents',
-    (bytes) => {
+    'jpegDecoder',
+    async (bytes) => {
       // The pipeline reads the header and applies its pixel limit before decoding.
       const { width, height } = readJpegDimensions(bytes);
       if (width * height > MAX_DECODE_PIXELS) throw new AppError('FILE_TOO_LARGE', `${width}x${height}`);
-      return decodeJpegComponents(bytes, JPEG_JS_LIMITS);
+      const source = await jpegDecoder.open(bytes, { shrink: 1, region: null });
+      return { model: source.model, frame: await collectFrame(source), header: { width, height } };
     },
     {
-      seeds: cmykJpegSeeds,
+      async: true,
+      seeds: () => [...cmykJpegSeeds(), ...jpegSeeds()],
       random: ['jpeg'],
       errorCodes: ['UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE'],
-      anyError: true, // jpeg-js throws plain Errors (and TypeErrors) for what it cannot decode: UNSUPPORTED_FORMAT in the pipeline
-      check: ({ width, height, components, data }: ReturnType<typeof decodeJpegComponents>) => {
-        invariant(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0, `decoded ${width}x${height}`);
-        invariant(width * height <= MAX_DECODE_PIXELS, `decoded ${width}x${height}, over the pixel guard applied from the header`);
-        invariant([1, 3, 4].includes(components), `${components} components`);
-        invariant((data as unknown) instanceof Uint8Array || (data as unknown) instanceof Uint8ClampedArray, 'data is not a byte array');
-        invariant(data.length === width * height * components, `${data.length} bytes for ${width}x${height}x${components}`);
+      check: ({ model, frame, header }: { model: string; frame: RgbaImage; header: Dimensions }) => {
+        invariant(frame.width === header.width && frame.height === header.height, `decoded ${frame.width}x${frame.height}, header ${header.width}x${header.height}`);
+        invariant(model === 'rgba' || model === 'cmyk', `model ${model}`);
+        invariant(frame.data.length === frame.width * frame.height * 4, `${frame.data.length} bytes for ${frame.width}x${frame.height}`);
       },
     },
   ),
-  ...JPEG_ENTROPY_TARGETS,
 ];
