@@ -45,8 +45,9 @@ const wasmAsModule = {
   name: 'wasm-as-module',
   enforce: 'pre' as const,
   load(id: string) {
-    if (!id.endsWith('.wasm')) return null;
-    return `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(id)}));`;
+    const file = id.replace(/\?module$/, '');
+    if (!file.endsWith('.wasm')) return null;
+    return `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(file)}));`;
   },
 };
 

@@ -15,7 +15,9 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { crop } from '../../src/image/crop';
+import { processImage } from '../../src/image/pipeline';
 import { resize, targetSize } from '../../src/image/resize';
 import type { RgbaImage } from '../../src/image/types';
 
@@ -141,5 +143,20 @@ describe('resize against libvips (sharp, kernel lanczos3)', () => {
     report('alpha', src, size, db, ` (colour x alpha); alpha channel ${dbAlpha.toFixed(2)} dB`);
     expect(db).toBeGreaterThanOrEqual(MIN_PSNR);
     expect(dbAlpha).toBeGreaterThanOrEqual(MIN_PSNR);
+  });
+
+  it('the pipeline resizing photos from JPEG (shrink-on-load, then Lanczos-3) against libvips from the full decode', async () => {
+    const limits = { maxInputPixels: 50e6, maxOutputPixels: 50e6, memoryBudgetBytes: 100 * 2 ** 20 };
+    // 12 MP to 1000 px is libjpeg's 1/4 scale alone; to 1600 px 1/2 and then Lanczos-3; to 777 px 1/4 and Lanczos.
+    for (const [file, width] of [['photo-12mp.jpg', 1000], ['photo-12mp.jpg', 1600], ['photo-12mp.jpg', 777], ['photo-24mp.jpg', 1000]] as const) {
+      const input = readFileSync(path.join(PHOTOS, file));
+      const src = await decode(file);
+      const size = targetSize(src, { width, keepAspectRatio: true });
+      const result = await processImage(new Uint8Array(input), { kind: 'resize', width, keepAspectRatio: true, format: 'png', quality: 80 }, limits);
+      const ours = await sharp(result.bytes).ensureAlpha().raw().toBuffer();
+      const db = psnr(new Uint8Array(ours.buffer, ours.byteOffset, ours.length), await libvipsResize(src, size.width, size.height));
+      report(`pipeline ${file}`, src, size, db, ' (decoded at reduced size by libjpeg)');
+      expect(db).toBeGreaterThanOrEqual(MIN_PSNR);
+    }
   });
 });
