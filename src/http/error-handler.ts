@@ -19,8 +19,8 @@ export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   RANGE_NOT_SATISFIABLE: 416,
 };
 
-export function failureBody(code: ErrorCode, message: string) {
-  return { success: false as const, error: { code, message } };
+export function failureBody(code: ErrorCode, message: string, requestId: string | undefined) {
+  return { success: false as const, error: { code, message, ...(requestId ? { request_id: requestId } : {}) } };
 }
 
 /** Hono's own exceptions (malformed multipart, wrong content type) become our codes. */
@@ -33,6 +33,10 @@ function fromHttpException(error: HTTPException): AppError {
     return new AppError('INVALID_PARAMETERS', 'The request body must be multipart/form-data with a "file" field.', error.message);
   }
   return new AppError('CONVERSION_FAILED', 'The request could not be processed.', error.message);
+}
+
+function errorStack(detail: unknown): string | null {
+  return detail instanceof Error && detail.stack ? detail.stack : null;
 }
 
 function toAppError(error: unknown): AppError {
@@ -48,11 +52,15 @@ function toAppError(error: unknown): AppError {
 export function handleError(error: unknown, c: Context<AppEnv>): Response | Promise<Response> {
   const appError = toAppError(error);
   const status = ERROR_STATUS[appError.code];
-  if (status >= 500) console.error(`${c.req.method} ${c.req.path} failed:`, appError.detail ?? appError);
+  const requestId = c.get('requestId');
+  const facts = c.get('facts');
+  if (facts) facts.errorCode = appError.code;
+  // The request log line has the outcome; this line has what only the server may see.
+  if (status >= 500) console.error(JSON.stringify({ request_id: requestId ?? null, error: String(appError.detail ?? appError), stack: errorStack(appError.detail) }));
   const headers = new Headers(appError.headers);
   if (appError.code === 'UNAUTHORIZED') headers.set('WWW-Authenticate', 'Bearer');
   headers.set('Cache-Control', 'no-store');
   const renderPage = c.get('errorPage');
   if (renderPage) return renderPage(appError, status, headers);
-  return c.json(failureBody(appError.code, appError.message), status, Object.fromEntries(headers));
+  return c.json(failureBody(appError.code, appError.message, requestId), status, Object.fromEntries(headers));
 }

@@ -36,7 +36,7 @@ export function registerDownload(app: OpenAPIHono<AppEnv>) {
   app.get(PATH, async (c) => {
     const { uuid, format, filename } = c.req.param();
     if (!/^[0-9a-f]{32}$/.test(uuid)) throw notFound();
-    const now = new Date();
+    const now = c.get('clock')();
     const row = await findLiveResult(c.env.DB, uuid, now);
     if (!row || row.format !== format || row.filename !== filename) throw notFound();
 

@@ -19,5 +19,5 @@ const meRoute = createRoute({
 });
 
 export function registerMe(app: OpenAPIHono<AppEnv>) {
-  app.openapi(meRoute, async (c) => c.json({ success: true as const, data: await accountSummary(c.env.DB, c.get('account'), new Date()) }, 200));
+  app.openapi(meRoute, async (c) => c.json({ success: true as const, data: await accountSummary(c.env.DB, c.get('account'), c.get('clock')()) }, 200));
 }

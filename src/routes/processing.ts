@@ -60,7 +60,8 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
   // The bytes are copied out of the upload only once it is this request's turn, so a request
   // waiting at the gate holds its upload once, not twice.
   const image = await oneAtATime(async () => processImage(new Uint8Array(await file.arrayBuffer()), operation, settings.pixelLimits[plan]));
-  const now = new Date();
+  c.get('facts').pipelinePeakBytes = image.peakBytes;
+  const now = c.get('clock')();
   const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {

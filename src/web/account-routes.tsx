@@ -25,7 +25,7 @@ const NOTICES: Record<string, AccountView['notice']> = {
 
 async function renderAccount(c: Context<AppEnv>, extra: Pick<AccountView, 'newKey' | 'notice'>, status: 200 | 201 | 422 = 200) {
   const account = c.get('account');
-  const now = new Date();
+  const now = c.get('clock')();
   const origin = c.get('settings').siteUrl ?? new URL(c.req.url).origin;
   const [summary, keys, results] = await Promise.all([
     accountSummary(c.env.DB, account, now),
@@ -54,11 +54,11 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.post('/account/keys/:id/revoke', csrf(), requireSessionPage, webForm, csrfToken, async (c) => {
     const id = Number(c.req.param('id'));
-    const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, c.get('account').userId, id, new Date()));
+    const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, c.get('account').userId, id, c.get('clock')()));
     return c.redirect(`/account?notice=${revoked ? 'revoked' : 'not-found'}`, 303);
   });
 
   app.get('/convert', requireSessionPage, async (c) =>
-    c.html(<ConverterPage frame={frameOf(c)} summary={await accountSummary(c.env.DB, c.get('account'), new Date())} />),
+    c.html(<ConverterPage frame={frameOf(c)} summary={await accountSummary(c.env.DB, c.get('account'), c.get('clock')())} />),
   );
 }

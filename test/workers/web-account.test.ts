@@ -1,16 +1,20 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, createTestUser, download, expectFailure, json, upload, usedToday } from './helpers';
+import { api, clockedClient, createTestUser, download, expectFailure, json, ManualClock, upload, usedToday } from './helpers';
 import { encodeImage, gradient } from './images';
 import { alertText, decodeEntities, uniqueEmail, WebClient } from './web-client';
 
 const PASSWORD = 'a long enough passphrase';
-// Page and API share the user's 2 requests per second (Free): pause between pairs of calls.
-const nextRateWindow = () => new Promise((resolve) => setTimeout(resolve, 1050));
+/** Page and API share the user's 2 requests per second (Free): tests that make more calls move the clock between pairs of them. */
+function onManualClock() {
+  const clock = new ManualClock();
+  const client = clockedClient(clock);
+  return { ...client, nextRateWindow: () => clock.advance(1050) };
+}
 
-async function signedIn(options: { usedToday?: number } = {}) {
+async function signedIn(options: { usedToday?: number; fetcher?: (url: string, init?: RequestInit) => Promise<Response> } = {}) {
   const owner = await createTestUser({ usedToday: options.usedToday });
-  const browser = new WebClient();
+  const browser = new WebClient(undefined, undefined, options.fetcher);
   expect((await browser.signUp(owner.email, PASSWORD, { api_key: owner.key })).status).toBe(303);
   return { browser, owner };
 }
@@ -143,10 +147,11 @@ describe('the converter spends the same quota as the API', () => {
   });
 
   it('refuses the 16th conversion of the day in the page and through the API alike', async () => {
-    const { browser, owner } = await signedIn({ usedToday: 14 });
+    const { upload, fetch, nextRateWindow } = onManualClock();
+    const { browser, owner } = await signedIn({ usedToday: 14, fetcher: fetch });
     const png = await encodeImage('png', gradient(16, 16));
     expect((await convertInPage(browser, { width: '8' }, png, 'resize')).status).toBe(200);
-    await nextRateWindow();
+    nextRateWindow();
     const inPage = await expectFailure(await convertInPage(browser, { format: 'jpg' }, png), 429, 'DAILY_LIMIT_REACHED');
     const viaApi = await expectFailure(await upload('/api/v1/convert', owner.key, png, { format: 'jpg' }), 429, 'DAILY_LIMIT_REACHED');
     expect(inPage.error.message).toBe(viaApi.error.message);
@@ -154,12 +159,13 @@ describe('the converter spends the same quota as the API', () => {
   });
 
   it('answers the same errors as the API and spends nothing on them', async () => {
-    const { browser, owner } = await signedIn();
+    const { upload, fetch, nextRateWindow } = onManualClock();
+    const { browser, owner } = await signedIn({ fetcher: fetch });
     const notAnImage = new TextEncoder().encode('GIF89a this is not one of the four formats');
     const unsupported = await expectFailure(await convertInPage(browser, { format: 'png' }, notAnImage), 422, 'UNSUPPORTED_FORMAT');
     const sameViaApi = await expectFailure(await upload('/api/v1/convert', owner.key, notAnImage, { format: 'png' }), 422, 'UNSUPPORTED_FORMAT');
     expect(unsupported.error.message).toBe(sameViaApi.error.message);
-    await nextRateWindow();
+    nextRateWindow();
     const tooLarge = await expectFailure(await convertInPage(browser, { format: 'png' }, new Uint8Array(10 * 1024 * 1024 + 1)), 422, 'FILE_TOO_LARGE');
     expect(tooLarge.error.message).toBe('The file is larger than the 10 MB your plan allows.');
     expect(await usedToday(owner.id)).toBe(0);

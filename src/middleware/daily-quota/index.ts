@@ -23,7 +23,7 @@ function succeeded(c: Context<AppEnv>): boolean {
 export const dailyQuota = createMiddleware<AppEnv>(async (c, next) => {
   const { userId, limits } = c.get('account');
   const limit = limits.dailyConversions;
-  const now = new Date();
+  const now = c.get('clock')();
   const day = utcDay(now);
   const resetAt = nextUtcMidnight(now);
 
