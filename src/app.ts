@@ -35,6 +35,7 @@ export function createApp(options: AppOptions = {}) {
   app.use('*', requestId({ limitLength: REQUEST_ID_LIMIT }), requestLog(options.log ?? consoleLog), async (c, next) => {
     c.set('settings', readSettings(c.env));
     c.set('clock', clock);
+    c.set('clientSignal', c.req.raw.signal);
     await next();
   });
 

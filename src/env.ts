@@ -38,7 +38,11 @@ export interface AppEnv {
     clock: () => Date;
     /** X-Request-Id of this request: the caller's own when well formed, else a new UUID. */
     requestId: string;
+    /** Aborts when the client disconnects (the incoming request's signal, kept before any middleware replaces the request). */
+    clientSignal: AbortSignal;
     facts: RequestFacts;
+    /** Today's conversions once the daily quota has settled this call (for the X-RateLimit headers). */
+    quotaUsed?: number;
     /** The pages' url-encoded form, read once by the web-form middleware. */
     form?: Record<string, string | File>;
     /** Web routes only: null when nobody is signed in. */

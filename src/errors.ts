@@ -35,3 +35,11 @@ export class AppError extends Error {
 export function invalidParameter(field: string, problem: string): AppError {
   return new AppError('INVALID_PARAMETERS', `Invalid parameter "${field}": ${problem}.`);
 }
+
+/** The client disconnected before its answer was ready: not a failure of the service, and nobody reads the answer. */
+export class ClientClosedRequest extends Error {
+  constructor() {
+    super('The client closed the connection before the answer was ready.');
+    this.name = 'ClientClosedRequest';
+  }
+}

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env';
-import { AppError, type ErrorCode } from '../errors';
+import { AppError, ClientClosedRequest, type ErrorCode } from '../errors';
 
 /** The one table from error code to HTTP status. */
 export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -50,6 +50,13 @@ function toAppError(error: unknown): AppError {
  * (which set `errorPage`) show the same code and message as an HTML page instead.
  */
 export function handleError(error: unknown, c: Context<AppEnv>): Response | Promise<Response> {
+  // A body read that fails because the client hung up is not the service failing.
+  if (error instanceof ClientClosedRequest || c.get('clientSignal')?.aborted) {
+    const facts = c.get('facts');
+    if (facts) facts.errorCode = 'CLIENT_CLOSED_REQUEST';
+    // nginx's "client closed request": nobody reads it, the request log does.
+    return new Response(null, { status: 499 });
+  }
   const appError = toAppError(error);
   const status = ERROR_STATUS[appError.code];
   const requestId = c.get('requestId');

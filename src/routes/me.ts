@@ -19,5 +19,6 @@ const meRoute = createRoute({
 });
 
 export function registerMe(app: OpenAPIHono<AppEnv>) {
-  app.openapi(meRoute, async (c) => c.json({ success: true as const, data: await accountSummary(c.env.DB, c.get('account'), c.get('clock')()) }, 200));
+  // Personal and changing with every conversion: no cache may keep it.
+  app.openapi(meRoute, async (c) => c.json({ success: true as const, data: await accountSummary(c.env.DB, c.get('account'), c.get('clock')()) }, 200, { 'Cache-Control': 'no-store' }));
 }

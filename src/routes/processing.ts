@@ -7,13 +7,14 @@ import { oneAtATime } from '../pipeline-gate';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
-import { dailyQuota } from '../middleware/daily-quota';
+import { dailyQuota, quotaHeadersOnAnswer } from '../middleware/daily-quota';
 import { formContentType } from '../middleware/form-content-type';
 import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
-import { downloadPath, saveResult } from '../storage/results';
+import { downloadPath } from '../storage/results';
+import { saveForWaitingClient } from './delivery';
 import { processingFailures } from './responses';
 import { ConvertForm, CropForm, RemoveMetadataForm, ResizeForm, ResultSchema, success } from './schemas';
 
@@ -42,7 +43,7 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     hide,
     security,
     // Order matters: who is calling, may they call now, may they spend a conversion, is the body small enough.
-    middleware: [...auth, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit, formContentType],
+    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit, formContentType],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
       200: { description: 'The result, stored and ready to download.', content: { 'application/json': { schema: success(ResultSchema) } } },
@@ -62,12 +63,14 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
   const image = await oneAtATime(async () => processImage(new Uint8Array(await file.arrayBuffer()), operation, settings.pixelLimits[plan]));
   c.get('facts').pipelinePeakBytes = image.peakBytes;
   const now = c.get('clock')();
-  const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
+  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now });
+  const { row } = saved;
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
     c.header('X-Pipeline-Planned-Bytes', String(image.plannedPeakBytes));
   }
+  saved.delivered();
   return c.json(
     {
       success: true as const,

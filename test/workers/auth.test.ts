@@ -53,6 +53,7 @@ describe('GET /api/v1/me', () => {
     const user = await createTestUser({ usedToday: 4 });
     const response = await api('/api/v1/me', { key: user.key });
     expect(response.status).toBe(200);
+    expect(response.headers.get('Cache-Control')).toBe('no-store');
     expect(await json(response)).toEqual({
       success: true,
       data: {

@@ -85,7 +85,7 @@ export function clockedClient(clock: ManualClock) {
 export interface Envelope<T = any> {
   success: boolean;
   data: T;
-  error: { code: string; message: string };
+  error: { code: string; message: string; request_id?: string };
 }
 
 export async function json<T = any>(response: Response): Promise<Envelope<T>> {

@@ -107,6 +107,24 @@ describe('request rate', () => {
     expect((await api('/api/v1/me', { key: user.key })).status).toBe(200);
   });
 
+  it('carries the daily quota headers on a processing call refused for its rate', async () => {
+    const user = await createTestUser({ usedToday: 4 });
+    const clock = new ManualClock();
+    const { upload } = clockedClient(clock);
+    const png = await smallPng();
+    for (const remaining of ['10', '9']) {
+      const admitted = await upload('/api/v1/convert', user.key, png, { format: 'png' });
+      expect(admitted.status).toBe(200);
+      expect(admitted.headers.get('X-RateLimit-Remaining')).toBe(remaining);
+    }
+    const refused = await upload('/api/v1/convert', user.key, png, { format: 'png' });
+    await expectFailure(refused, 429, 'RATE_LIMIT_EXCEEDED');
+    expect(refused.headers.get('Retry-After')).toBe('1');
+    expect(refused.headers.get('X-RateLimit-Limit')).toBe('15');
+    expect(refused.headers.get('X-RateLimit-Remaining')).toBe('9');
+    expect(Number(refused.headers.get('X-RateLimit-Reset')) * 1000).toBe(Date.parse(utcDay(new Date(clock.now().getTime() + 86_400_000)) + 'T00:00:00Z'));
+  });
+
   it('counts each user separately', async () => {
     const [a, b] = await Promise.all([createTestUser(), createTestUser()]);
     await Promise.all([0, 1, 2].map(() => api('/api/v1/me', { key: a.key })));

@@ -12,6 +12,7 @@ export function appWith(middleware: MiddlewareHandler<AppEnv>[], handler: (c: an
     async (c, next) => {
       c.set('clock', clock);
       c.set('facts', {});
+      c.set('clientSignal', c.req.raw.signal);
       await next();
     },
     apiKeyAuth,
