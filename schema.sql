@@ -89,3 +89,18 @@ CREATE TABLE IF NOT EXISTS key_reveals (
   expires_at      TEXT    NOT NULL
 );
 CREATE INDEX IF NOT EXISTS key_reveals_expires ON key_reveals (expires_at);
+
+-- Idempotency-Key of processing calls: one row per user and key. While the first call with the
+-- key runs, `response` is NULL and `expires_at` is when the claim lapses (a Worker that died);
+-- once it succeeded, `response` is its JSON answer, replayed until the result expires.
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  user_id     INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  key         TEXT    NOT NULL,
+  -- Hex SHA-256 of the request: operation, text fields, file name and file bytes
+  fingerprint TEXT    NOT NULL,
+  response    TEXT,
+  created_at  TEXT    NOT NULL,
+  expires_at  TEXT    NOT NULL,
+  PRIMARY KEY (user_id, key)
+);
+CREATE INDEX IF NOT EXISTS idempotency_keys_expires ON idempotency_keys (expires_at);

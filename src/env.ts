@@ -41,6 +41,8 @@ export interface AppEnv {
     /** Aborts when the client disconnects (the incoming request's signal, kept before any middleware replaces the request). */
     clientSignal: AbortSignal;
     facts: RequestFacts;
+    /** The upload's size has been checked (upload-limit middleware), so it is not checked twice. */
+    uploadChecked?: boolean;
     /** Today's conversions once the daily quota has settled this call (for the X-RateLimit headers). */
     quotaUsed?: number;
     /** The pages' url-encoded form, read once by the web-form middleware. */

@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'RANGE_NOT_SATISFIABLE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_USE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

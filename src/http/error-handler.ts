@@ -17,6 +17,9 @@ export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   RANGE_NOT_SATISFIABLE: 416,
+  // The IETF draft on the Idempotency-Key header: another request under the same key is 422, one still running is 409.
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
 };
 
 export function failureBody(code: ErrorCode, message: string, requestId: string | undefined) {

@@ -9,6 +9,7 @@ import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
 import { dailyQuota, quotaHeadersOnAnswer } from '../middleware/daily-quota';
 import { formContentType } from '../middleware/form-content-type';
+import { idempotency } from '../middleware/idempotency';
 import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
@@ -42,8 +43,8 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     summary,
     hide,
     security,
-    // Order matters: who is calling, may they call now, may they spend a conversion, is the body small enough.
-    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit, formContentType],
+    // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough.
+    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), idempotency, dailyQuota, uploadLimit, formContentType],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
       200: { description: 'The result, stored and ready to download.', content: { 'application/json': { schema: success(ResultSchema) } } },

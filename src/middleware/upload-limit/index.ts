@@ -17,6 +17,9 @@ export function fileTooLarge(maxFileSizeMb: number): AppError {
  * exactly once the form is parsed.
  */
 export const uploadLimit = createMiddleware<AppEnv>(async (c, next) => {
+  // A call with an Idempotency-Key has its body checked (and read) earlier, once.
+  if (c.get('uploadChecked')) return next();
+  c.set('uploadChecked', true);
   const { maxFileSizeMb } = c.get('account').limits;
   const limiter = bodyLimit({
     maxSize: maxFileSizeMb * MEGABYTE + FORM_OVERHEAD_BYTES,
