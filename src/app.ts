@@ -9,6 +9,7 @@ import { consoleLog, requestLog, type LogWriter } from './middleware/request-log
 import { registerDownload } from './routes/download';
 import { registerMe } from './routes/me';
 import { registerProcessing } from './routes/processing';
+import { registerOpenApiDocument } from './routes/openapi';
 import { registerWeb } from './web';
 
 export interface AppOptions {
@@ -47,16 +48,7 @@ export function createApp(options: AppOptions = {}) {
   registerProcessing(app);
   registerDownload(app);
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'Authorization: Bearer <API_KEY>. Keys are created on the account page (or with `npm run admin`).',
-  });
-  app.doc31('/api/v1/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: { title: 'Edge image API', version: '1.0.0', description: 'Convert, crop, resize and strip metadata from JPEG, PNG, WebP and AVIF images.' },
-    servers: [{ url: c.get('settings').siteUrl ?? new URL(c.req.url).origin }],
-  }));
+  registerOpenApiDocument(app);
 
   const allowed = allowedMethodsOf(app);
   app.notFound((c) => {

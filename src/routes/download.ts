@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { cors } from 'hono/cors';
 import { findLiveResult, type ResultRow } from '../db/results';
 import type { AppEnv } from '../env';
 import { AppError } from '../errors';
@@ -90,6 +91,17 @@ async function serveFile(c: Context<AppEnv>) {
 
 /** No API key: the unguessable uuid in the link is the capability (decisions.md). Ranges and conditionals are R2's. */
 export function registerDownload(app: OpenAPIHono<AppEnv>) {
+  // The link needs no credentials, so any web page that holds it may read it (fetch, canvas); the API itself has no CORS.
+  app.use(
+    DOWNLOAD_PATH,
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'HEAD'],
+      allowHeaders: ['Range', 'If-Range', 'If-None-Match', 'If-Modified-Since'],
+      exposeHeaders: ['Content-Disposition', 'Content-Range', 'Content-Length', 'ETag', 'Last-Modified', 'X-Request-Id'],
+      maxAge: 86_400,
+    }),
+  );
   app.get(DOWNLOAD_PATH, serveFile);
   registerDownloadDocs(app);
 }

@@ -58,7 +58,7 @@ describe('GET /api/v1/me', () => {
       success: true,
       data: {
         user: { email: user.email, plan: 'free', is_pro: false, subscription_ends_at: null },
-        quota: { is_unlimited: false, daily_used: 4, daily_remaining: 11, daily_max: 15, max_file_size_mb: 10, max_concurrent: 2 },
+        quota: { is_unlimited: false, daily_used: 4, daily_remaining: 11, daily_max: 15, max_file_size_mb: 10, max_file_size_bytes: 10_485_760, max_concurrent: 2 },
         rate_limit: { requests_per_second: 2 },
       },
     });
@@ -70,7 +70,7 @@ describe('GET /api/v1/me', () => {
     const body = await json(await api('/api/v1/me', { key: user.key }));
     expect(body.data).toEqual({
       user: { email: user.email, plan: 'pro', is_pro: true, subscription_ends_at: endsAt },
-      quota: { is_unlimited: true, daily_used: 30, daily_remaining: null, daily_max: null, max_file_size_mb: 50, max_concurrent: 999 },
+      quota: { is_unlimited: true, daily_used: 30, daily_remaining: null, daily_max: null, max_file_size_mb: 50, max_file_size_bytes: 52_428_800, max_concurrent: 999 },
       rate_limit: { requests_per_second: 10 },
     });
   });

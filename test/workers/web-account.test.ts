@@ -205,7 +205,7 @@ describe('the converter spends the same quota as the API', () => {
     expect(unsupported.error.message).toBe(sameViaApi.error.message);
     nextRateWindow();
     const tooLarge = await expectFailure(await convertInPage(browser, { format: 'png' }, new Uint8Array(10 * 1024 * 1024 + 1)), 422, 'FILE_TOO_LARGE');
-    expect(tooLarge.error.message).toBe('The file is larger than the 10 MB your plan allows.');
+    expect(tooLarge.error.message).toBe('The file is larger than the 10 MB (10,485,760 bytes) your plan allows.');
     expect(await usedToday(owner.id)).toBe(0);
   });
 

@@ -2,13 +2,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../../env';
 import { AppError } from '../../errors';
-import { MEGABYTE } from '../../plans';
+import { groupedDigits, MEGABYTE } from '../../plans';
 
 // Room for the multipart boundaries and the small text fields around the file.
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 export function fileTooLarge(maxFileSizeMb: number): AppError {
-  return new AppError('FILE_TOO_LARGE', `The file is larger than the ${maxFileSizeMb} MB your plan allows.`);
+  return new AppError('FILE_TOO_LARGE', `The file is larger than the ${maxFileSizeMb} MB (${groupedDigits(maxFileSizeMb * MEGABYTE)} bytes) your plan allows.`);
 }
 
 /**

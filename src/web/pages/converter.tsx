@@ -33,7 +33,7 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
       <noscript>
         <p class="notice error">The converter needs JavaScript. The same operations are available through the API.</p>
       </noscript>
-      <form id="converter" class="stack" data-max-bytes={summary.quota.max_file_size_mb * 1024 * 1024}>
+      <form id="converter" class="stack" data-max-bytes={summary.quota.max_file_size_bytes}>
         <div class="drop-zone" id="drop-zone">
           <Field label="Image" id="image" hint="JPEG, PNG, WebP or AVIF. Choose a file or drop it here.">
             <input id="image" aria-describedby={hintId('image')} type="file" name="file" accept="image/jpeg,image/png,image/webp,image/avif,.jpg,.jpeg,.png,.webp,.avif" required />
