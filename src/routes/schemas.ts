@@ -37,15 +37,34 @@ const booleanField = (description: string, defaultValue: boolean) => {
     .openapi({ type: 'boolean', description, default: defaultValue, example: defaultValue });
 };
 
-const formatField = (description: string, example?: (typeof OUTPUT_FORMAT_NAMES)[number]) => {
-  const problem = `must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}`;
-  return z
-    .string({ error: requiredOr(problem) })
-    .transform((value) => value.toLowerCase())
-    .refine((value) => (OUTPUT_FORMAT_NAMES as readonly string[]).includes(value) || value === 'jpeg', problem)
-    .transform((value) => formatFromName(value === 'jpeg' ? 'jpg' : (value as (typeof OUTPUT_FORMAT_NAMES)[number])))
-    .openapi({ type: 'string', enum: [...OUTPUT_FORMAT_NAMES], description, ...(example ? { example } : {}) });
-};
+const FORMAT_PROBLEM = `must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}`;
+const toFormat = (value: string) => formatFromName(value === 'jpeg' ? 'jpg' : (value as (typeof OUTPUT_FORMAT_NAMES)[number]));
+const isFormatName = (value: string) => (OUTPUT_FORMAT_NAMES as readonly string[]).includes(value) || value === 'jpeg';
+
+const formatField = z
+  .string({ error: requiredOr(FORMAT_PROBLEM) })
+  .transform((value) => value.toLowerCase())
+  .refine(isFormatName, FORMAT_PROBLEM)
+  .transform(toFormat)
+  .openapi({ type: 'string', enum: [...OUTPUT_FORMAT_NAMES], description: 'Output format.', example: 'webp' });
+
+/**
+ * Crop, resize and remove-metadata keep the input's format unless one is given; an empty value
+ * says the same. Documented with the empty value first, so that Swagger UI's "Try it out" (which
+ * fills in an enum's first value) keeps the format rather than re-encoding to WebP.
+ */
+const optionalFormat = z
+  .string()
+  .transform((value) => value.toLowerCase())
+  .refine((value) => value === '' || isFormatName(value), `${FORMAT_PROBLEM}, or empty for the input's format`)
+  .transform((value) => (value === '' ? undefined : toFormat(value)))
+  .optional()
+  .openapi({
+    type: 'string',
+    enum: ['', ...OUTPUT_FORMAT_NAMES],
+    default: '',
+    description: "Output format; left out or empty (the default), the input's format.",
+  });
 
 const fileField = z
   .custom<File>((value) => value instanceof File, {
@@ -60,9 +79,8 @@ const quality = integerField(1, 100, {
 })
   .optional()
   .transform((value) => value ?? DEFAULT_QUALITY);
-const optionalFormat = formatField('Output format; leave it out to keep the input format (the default).').optional();
 
-export const ConvertForm = z.object({ file: fileField, format: formatField('Output format.', 'webp'), quality }).openapi('ConvertForm');
+export const ConvertForm = z.object({ file: fileField, format: formatField, quality }).openapi('ConvertForm');
 
 const coordinate = (docs: FieldDocs) => integerField(0, 999_999_999, docs);
 export const CropForm = z

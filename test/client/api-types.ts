@@ -332,10 +332,11 @@ export interface components {
              */
             height: number;
             /**
-             * @description Output format; leave it out to keep the input format (the default).
+             * @description Output format; left out or empty (the default), the input's format.
+             * @default
              * @enum {string}
              */
-            format?: "webp" | "avif" | "jpg" | "png";
+            format?: "" | "webp" | "avif" | "jpg" | "png";
             /**
              * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
              * @default 80
@@ -366,10 +367,11 @@ export interface components {
              */
             keep_aspect_ratio?: boolean;
             /**
-             * @description Output format; leave it out to keep the input format (the default).
+             * @description Output format; left out or empty (the default), the input's format.
+             * @default
              * @enum {string}
              */
-            format?: "webp" | "avif" | "jpg" | "png";
+            format?: "" | "webp" | "avif" | "jpg" | "png";
             /**
              * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
              * @default 80
@@ -384,10 +386,11 @@ export interface components {
              */
             file: Blob;
             /**
-             * @description Output format; leave it out to keep the input format (the default).
+             * @description Output format; left out or empty (the default), the input's format.
+             * @default
              * @enum {string}
              */
-            format?: "webp" | "avif" | "jpg" | "png";
+            format?: "" | "webp" | "avif" | "jpg" | "png";
             /**
              * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
              * @default 80

@@ -16,6 +16,11 @@ function succeeded(c: Context<AppEnv>, signal: AbortSignal): boolean {
   return !c.error && c.res.status === 200 && !signal.aborted;
 }
 
+/** The words of DAILY_LIMIT_REACHED, also shown by the converter page before it uploads anything. */
+export function dailyLimitMessage(limit: number): string {
+  return `Daily limit reached: the free plan allows ${limit} conversions per day and 0 remain today. The quota resets at 00:00 UTC.`;
+}
+
 /**
  * Every processing answer of a limited plan says where the daily quota stands, whatever the
  * answer: a success, a failure that spent nothing, a refusal of the request rate. Goes right
@@ -47,12 +52,9 @@ export const dailyQuota = createMiddleware<AppEnv>(async (c, next) => {
   const used = await reserveConversion(c.env.DB, userId, day, limit);
   if (used === null) {
     c.set('quotaUsed', limit ?? 0);
-    throw new AppError(
-      'DAILY_LIMIT_REACHED',
-      `Daily limit reached: the free plan allows ${limit} conversions per day and 0 remain today. The quota resets at 00:00 UTC.`,
-      undefined,
-      { 'Retry-After': String(Math.ceil((resetAt.getTime() - now.getTime()) / 1000)) },
-    );
+    throw new AppError('DAILY_LIMIT_REACHED', dailyLimitMessage(limit ?? 0), undefined, {
+      'Retry-After': String(Math.ceil((resetAt.getTime() - now.getTime()) / 1000)),
+    });
   }
 
   // A client that disconnects cancels the request's own promises, so the reservation is given
