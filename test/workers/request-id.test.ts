@@ -90,6 +90,19 @@ describe('the request log', () => {
     expect(entries[0].pipeline_peak_bytes).toBeGreaterThan(64 * 48 * 4);
   });
 
+  it('counts the bytes a download sends: the file for GET, nothing for HEAD', async () => {
+    const user = await createTestUser({ plan: 'pro' });
+    const { data } = await json(await upload('/api/v1/convert', user.key, await encodeImage('png', gradient(16, 16)), { format: 'webp' }));
+    const { entries, request } = loggedApp();
+    const path = new URL(data.download_url).pathname;
+    expect((await (await request(path)).arrayBuffer()).byteLength).toBe(data.size);
+    await request(path, { method: 'HEAD' });
+    expect(entries.map(({ method, status, bytes_out }) => ({ method, status, bytes_out }))).toEqual([
+      { method: 'GET', status: 200, bytes_out: data.size },
+      { method: 'HEAD', status: 200, bytes_out: 0 },
+    ]);
+  });
+
   it('records failures with their code, also where no route matched, and never the download path itself', async () => {
     const user = await createTestUser();
     const { entries, request } = loggedApp();

@@ -36,8 +36,10 @@ function byteCount(header: string | null): number | null {
 }
 
 async function bytesOut(response: Response): Promise<number | null> {
+  // No body: HEAD and 304 declare the file's length but send none of it.
+  if (!response.body) return 0;
   const declared = byteCount(response.headers.get('Content-Length'));
-  if (declared !== null || !response.body) return declared ?? 0;
+  if (declared !== null) return declared;
   // JSON and HTML answers are built in memory and small; files always declare their length.
   if (/^(application\/json|text\/html)/.test(response.headers.get('Content-Type') ?? '')) return (await response.clone().arrayBuffer()).byteLength;
   return null;
