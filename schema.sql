@@ -77,3 +77,30 @@ CREATE TABLE IF NOT EXISTS login_throttle (
   attempts       INTEGER NOT NULL,
   window_ends_at TEXT    NOT NULL
 );
+
+-- A new API key waiting to be shown once, on the page the key form redirects to. Only its
+-- AES-GCM ciphertext is here; the AES key is in the creating browser's cookie alone, so neither
+-- this table nor the cookie holds the key in plain. Gone once shown, or after 10 minutes.
+CREATE TABLE IF NOT EXISTS key_reveals (
+  session_id_hash TEXT    PRIMARY KEY REFERENCES sessions (id_hash) ON DELETE CASCADE,
+  key_id          INTEGER NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  -- base64 of the 12-byte IV followed by the ciphertext
+  sealed          TEXT    NOT NULL,
+  expires_at      TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS key_reveals_expires ON key_reveals (expires_at);
+
+-- Idempotency-Key of processing calls: one row per user and key. While the first call with the
+-- key runs, `response` is NULL and `expires_at` is when the claim lapses (a Worker that died);
+-- once it succeeded, `response` is its JSON answer, replayed until the result expires.
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  user_id     INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  key         TEXT    NOT NULL,
+  -- Hex SHA-256 of the request: operation, text fields, file name and file bytes
+  fingerprint TEXT    NOT NULL,
+  response    TEXT,
+  created_at  TEXT    NOT NULL,
+  expires_at  TEXT    NOT NULL,
+  PRIMARY KEY (user_id, key)
+);
+CREATE INDEX IF NOT EXISTS idempotency_keys_expires ON idempotency_keys (expires_at);

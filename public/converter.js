@@ -8,14 +8,62 @@ const formatSelect = form.elements.format;
 const dropZone = document.getElementById('drop-zone');
 const progress = document.getElementById('progress');
 const progressBar = progress.querySelector('progress');
+const progressText = progress.querySelector('.progress-text');
 const errorBox = document.getElementById('error');
 const result = document.getElementById('result');
 const submitButton = form.querySelector('button[type="submit"]');
 const csrfToken = document.querySelector('meta[name="csrf-token"]').content;
 const maxBytes = Number(form.dataset.maxBytes);
+const maxMegabytes = Number(form.dataset.maxMb);
+const limitMessage = form.dataset.limitMessage;
+const quotaExhausted = document.getElementById('quota-exhausted');
+/** Conversions left today; null when the plan has no daily limit. */
+let remaining = form.dataset.remaining === '' ? null : Number(form.dataset.remaining);
+
+const chosen = document.getElementById('chosen');
+const imageFacts = document.getElementById('image-facts');
+const preview = document.getElementById('preview');
+const previewImage = document.getElementById('preview-image');
+const cropBox = document.getElementById('crop-box');
+const cropHint = document.getElementById('crop-hint');
+const cropFields = { x: document.getElementById('crop-x'), y: document.getElementById('crop-y'), width: document.getElementById('crop-width'), height: document.getElementById('crop-height') };
+
+const OPERATIONS = {
+  convert: { button: 'Convert', busy: 'Converting…', format: 'webp' },
+  crop: { button: 'Crop', busy: 'Cropping…', format: '' },
+  resize: { button: 'Resize', busy: 'Resizing…', format: '' },
+  'remove-metadata': { button: 'Remove metadata', busy: 'Removing metadata…', format: '' },
+};
+let shownOperation = operationSelect.value;
+
+/** The image as the browser shows it (EXIF orientation applied, as the API applies it). */
+let image = null;
+
+const groupedDigits = (value) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+const tooLargeMessage = () => `The file is larger than the ${maxMegabytes} MB (${groupedDigits(maxBytes)} bytes) your plan allows.`;
+
+function formatBytes(bytes) {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function showError(message, requestId) {
+  errorBox.textContent = message;
+  if (requestId) {
+    const reference = document.createElement('small');
+    reference.className = 'request-id';
+    reference.textContent = ` (request ${requestId})`;
+    errorBox.append(reference);
+  }
+  errorBox.hidden = false;
+}
 
 function showOperationFields() {
   const operation = operationSelect.value;
+  // The format follows the operation's default unless someone chose another one.
+  if (formatSelect.value === OPERATIONS[shownOperation].format) formatSelect.value = OPERATIONS[operation].format;
+  shownOperation = operation;
   for (const fieldset of form.querySelectorAll('fieldset[data-operation]')) {
     const active = fieldset.dataset.operation === operation;
     fieldset.hidden = !active;
@@ -25,24 +73,122 @@ function showOperationFields() {
   formatSelect.required = operation === 'convert';
   formatSelect.options[0].disabled = operation === 'convert';
   if (operation === 'convert' && formatSelect.value === '') formatSelect.value = 'webp';
+  submitButton.textContent = OPERATIONS[operation].button;
+  if (operation === 'crop' && image && cropFields.width.value === '' && cropFields.height.value === '') setCropRegion({ x: 0, y: 0, width: image.width, height: image.height });
+  drawCropBox();
 }
 
-function showError(message) {
-  errorBox.textContent = message;
-  errorBox.hidden = false;
+// ---------------------------------------------------------------------------
+// The chosen image: facts, preview, crop region
+// ---------------------------------------------------------------------------
+
+/** The format by the file's first bytes, as the API tells it (never by the name). */
+async function sniffFormat(file) {
+  const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+  const text = (from, to) => String.fromCharCode(...head.subarray(from, to));
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'JPEG';
+  if (head[0] === 0x89 && text(1, 4) === 'PNG') return 'PNG';
+  if (text(0, 4) === 'RIFF' && text(8, 12) === 'WEBP') return 'WebP';
+  if (text(4, 8) === 'ftyp' && ['avif', 'avis'].includes(text(8, 12))) return 'AVIF';
+  return null;
 }
 
-function formatBytes(bytes) {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+async function showChosenImage() {
+  const file = fileInput.files[0];
+  errorBox.hidden = true;
+  image = null;
+  if (previewImage.src) URL.revokeObjectURL(previewImage.src);
+  previewImage.removeAttribute('src');
+  if (!file) {
+    chosen.hidden = true;
+    return;
+  }
+  chosen.hidden = false;
+  const format = await sniffFormat(file);
+  const size = formatBytes(file.size);
+  imageFacts.textContent = format ? `${file.name}: ${format}, ${size}` : `${file.name}: ${size}, not a JPEG, PNG, WebP or AVIF file`;
+  if (file.size > maxBytes) showError(tooLargeMessage());
+  if (!format) {
+    preview.hidden = true;
+    return;
+  }
+  previewImage.src = URL.createObjectURL(file);
+  try {
+    await previewImage.decode();
+  } catch {
+    preview.hidden = true;
+    imageFacts.textContent = `${file.name}: ${format}, ${size} (this browser cannot show it)`;
+    return;
+  }
+  preview.hidden = false;
+  image = { width: previewImage.naturalWidth, height: previewImage.naturalHeight };
+  imageFacts.textContent = `${file.name}: ${format}, ${image.width} × ${image.height} pixels, ${size}`;
+  // The whole image to start from, unless a region was typed meanwhile.
+  if (operationSelect.value === 'crop' && cropFields.width.value === '' && cropFields.height.value === '') setCropRegion({ x: 0, y: 0, width: image.width, height: image.height });
+  drawCropBox();
 }
+
+function cropRegion() {
+  const value = (field) => (field.value === '' ? NaN : Number(field.value));
+  return { x: value(cropFields.x), y: value(cropFields.y), width: value(cropFields.width), height: value(cropFields.height) };
+}
+
+function setCropRegion(region) {
+  for (const name of Object.keys(cropFields)) cropFields[name].value = String(region[name]);
+}
+
+/** The box over the preview, in percent of the image, so it needs no redrawing when the page resizes. */
+function drawCropBox() {
+  const active = operationSelect.value === 'crop' && image !== null;
+  preview.classList.toggle('cropping', active);
+  cropHint.hidden = !active;
+  const region = cropRegion();
+  const valid = active && Object.values(region).every(Number.isFinite) && region.width > 0 && region.height > 0;
+  cropBox.hidden = !valid;
+  if (!valid) return;
+  cropBox.style.left = `${(region.x / image.width) * 100}%`;
+  cropBox.style.top = `${(region.y / image.height) * 100}%`;
+  cropBox.style.width = `${(Math.min(region.width, image.width - region.x) / image.width) * 100}%`;
+  cropBox.style.height = `${(Math.min(region.height, image.height - region.y) / image.height) * 100}%`;
+}
+
+/** A pointer position on the preview, in image pixels, kept inside the image. */
+function imagePoint(event) {
+  const box = previewImage.getBoundingClientRect();
+  const clamp = (value, max) => Math.min(max, Math.max(0, Math.round(value)));
+  return {
+    x: clamp(((event.clientX - box.left) / box.width) * image.width, image.width),
+    y: clamp(((event.clientY - box.top) / box.height) * image.height, image.height),
+  };
+}
+
+let dragStart = null;
+preview.addEventListener('pointerdown', (event) => {
+  if (operationSelect.value !== 'crop' || !image) return;
+  event.preventDefault();
+  preview.setPointerCapture(event.pointerId);
+  dragStart = imagePoint(event);
+});
+preview.addEventListener('pointermove', (event) => {
+  if (!dragStart) return;
+  const point = imagePoint(event);
+  const x = Math.min(dragStart.x, point.x);
+  const y = Math.min(dragStart.y, point.y);
+  setCropRegion({ x, y, width: Math.max(1, Math.abs(point.x - dragStart.x)), height: Math.max(1, Math.abs(point.y - dragStart.y)) });
+  drawCropBox();
+});
+for (const type of ['pointerup', 'pointercancel']) preview.addEventListener(type, () => (dragStart = null));
+for (const field of Object.values(cropFields)) field.addEventListener('input', drawCropBox);
+
+// ---------------------------------------------------------------------------
+// Sending
+// ---------------------------------------------------------------------------
 
 function showResult(data) {
-  const preview = result.querySelector('img');
-  preview.src = data.download_url;
-  preview.width = data.width;
-  preview.height = data.height;
+  const resultPreview = result.querySelector('img');
+  resultPreview.src = data.download_url;
+  resultPreview.width = data.width;
+  resultPreview.height = data.height;
   result.querySelector('.result-facts').textContent =
     `${data.format.toUpperCase()}, ${data.width} × ${data.height} pixels, ${formatBytes(data.size)}. The link works until ${new Date(data.expires_at).toUTCString()}.`;
   const link = result.querySelector('a');
@@ -50,6 +196,14 @@ function showResult(data) {
   link.download = data.filename;
   link.textContent = `Download ${data.filename}`;
   result.hidden = false;
+}
+
+function showRemaining(left) {
+  if (left === null || Number.isNaN(left)) return;
+  remaining = left;
+  const counter = document.getElementById('quota-remaining');
+  if (counter) counter.textContent = String(left);
+  if (quotaExhausted) quotaExhausted.hidden = left !== 0;
 }
 
 function uploadFields() {
@@ -80,9 +234,10 @@ function send(operation, fields) {
       } catch {
         // Not our JSON envelope (a proxy's error page, say): fall through to the generic message.
       }
-      resolve({ status: request.status, body, remaining: request.getResponseHeader('X-RateLimit-Remaining') });
+      const header = request.getResponseHeader('X-RateLimit-Remaining');
+      resolve({ status: request.status, body, remaining: header === null ? null : Number(header), requestId: request.getResponseHeader('X-Request-Id') });
     });
-    request.addEventListener('error', () => resolve({ status: 0, body: null, remaining: null }));
+    request.addEventListener('error', () => resolve({ status: 0, body: null, remaining: null, requestId: null }));
     request.send(fields);
   });
 }
@@ -92,23 +247,25 @@ form.addEventListener('submit', async (event) => {
   errorBox.hidden = true;
   const file = fileInput.files[0];
   if (!file) return showError('Choose an image first.');
-  if (file.size > maxBytes) return showError(`The file is larger than the ${maxBytes / 1024 / 1024} MB your plan allows.`);
+  if (file.size > maxBytes) return showError(tooLargeMessage());
+  // Known before uploading: the API would refuse it the same way.
+  if (remaining === 0) return showError(limitMessage);
 
   const { operation, fields } = uploadFields();
   submitButton.disabled = true;
   progressBar.value = 0;
+  progressText.textContent = OPERATIONS[operation].busy;
   progress.hidden = false;
   try {
-    const { status, body, remaining } = await send(operation, fields);
+    const { status, body, remaining: left, requestId } = await send(operation, fields);
     if (body && body.success) {
       showResult(body.data);
     } else if (body && body.error) {
-      showError(status === 401 ? `${body.error.message} (Reload the page to log in.)` : body.error.message);
+      showError(status === 401 ? `${body.error.message} (Reload the page to log in.)` : body.error.message, body.error.request_id);
     } else {
-      showError(status === 0 ? 'The connection failed. Check your network and try again.' : 'The server could not process the request. Try again in a moment.');
+      showError(status === 0 ? 'The connection failed. Check your network and try again.' : 'The server could not process the request. Try again in a moment.', requestId);
     }
-    const counter = document.getElementById('quota-remaining');
-    if (counter && remaining !== null) counter.textContent = remaining;
+    showRemaining(left);
   } finally {
     progress.hidden = true;
     submitButton.disabled = false;
@@ -116,6 +273,7 @@ form.addEventListener('submit', async (event) => {
 });
 
 operationSelect.addEventListener('change', showOperationFields);
+fileInput.addEventListener('change', showChosenImage);
 for (const type of ['dragenter', 'dragover']) {
   dropZone.addEventListener(type, (event) => {
     event.preventDefault();
@@ -125,6 +283,10 @@ for (const type of ['dragenter', 'dragover']) {
 for (const type of ['dragleave', 'drop']) dropZone.addEventListener(type, () => dropZone.classList.remove('dragging'));
 dropZone.addEventListener('drop', (event) => {
   event.preventDefault();
-  if (event.dataTransfer.files.length > 0) fileInput.files = event.dataTransfer.files;
+  if (event.dataTransfer.files.length > 0) {
+    fileInput.files = event.dataTransfer.files;
+    showChosenImage();
+  }
 });
 showOperationFields();
+if (fileInput.files.length > 0) showChosenImage();

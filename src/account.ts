@@ -1,7 +1,7 @@
 import { dailyUsed, utcDay } from './db/usage';
 import type { UserRow } from './db/users';
 import type { Account } from './env';
-import { effectivePlan, PLANS } from './plans';
+import { effectivePlan, maxFileSizeBytes, PLANS } from './plans';
 
 /** The caller as every handler sees it, whether they came with an API key or a session. */
 export function toAccount(user: UserRow, now: Date): Account {
@@ -22,6 +22,7 @@ export async function accountSummary(db: D1Database, account: Account, now: Date
       daily_remaining: max === null ? null : Math.max(0, max - used),
       daily_max: max,
       max_file_size_mb: limits.maxFileSizeMb,
+      max_file_size_bytes: maxFileSizeBytes(limits),
       max_concurrent: limits.maxConcurrent,
     },
     rate_limit: { requests_per_second: limits.requestsPerSecond },

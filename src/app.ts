@@ -1,15 +1,29 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { requestId } from 'hono/request-id';
 import { TrieRouter } from 'hono/router/trie-router';
 import { readSettings } from './config';
 import type { AppEnv } from './env';
 import { AppError, invalidParameter } from './errors';
 import { handleError } from './http/error-handler';
+import { consoleLog, requestLog, type LogWriter } from './middleware/request-log';
 import { registerDownload } from './routes/download';
 import { registerMe } from './routes/me';
 import { registerProcessing } from './routes/processing';
+import { registerOpenApiDocument } from './routes/openapi';
 import { registerWeb } from './web';
 
-export function createApp() {
+export interface AppOptions {
+  /** The app's time (quota days, rate windows, expiry); tests pass a clock they move by hand. */
+  clock?: () => Date;
+  /** Where the per-request log line goes; Workers Logs (console) by default. */
+  log?: LogWriter;
+}
+
+// A caller's own request id is kept when it is short and plain; anything else gets a fresh UUID.
+const REQUEST_ID_LIMIT = 200;
+
+export function createApp(options: AppOptions = {}) {
+  const clock = options.clock ?? (() => new Date());
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
@@ -19,8 +33,10 @@ export function createApp() {
     },
   });
 
-  app.use('*', async (c, next) => {
+  app.use('*', requestId({ limitLength: REQUEST_ID_LIMIT }), requestLog(options.log ?? consoleLog), async (c, next) => {
     c.set('settings', readSettings(c.env));
+    c.set('clock', clock);
+    c.set('clientSignal', c.req.raw.signal);
     await next();
   });
 
@@ -32,16 +48,7 @@ export function createApp() {
   registerProcessing(app);
   registerDownload(app);
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'Authorization: Bearer <API_KEY>. Keys are created on the account page (or with `npm run admin`).',
-  });
-  app.doc31('/api/v1/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: { title: 'Edge image API', version: '1.0.0', description: 'Convert, crop, resize and strip metadata from JPEG, PNG, WebP and AVIF images.' },
-    servers: [{ url: c.get('settings').siteUrl ?? new URL(c.req.url).origin }],
-  }));
+  registerOpenApiDocument(app);
 
   const allowed = allowedMethodsOf(app);
   app.notFound((c) => {

@@ -19,11 +19,32 @@ export interface WebSession {
   csrfToken: string;
 }
 
+/** What the request log line reports beyond status and timing; handlers fill in what they know. */
+export interface RequestFacts {
+  /** Most bytes the image pipeline held at once. */
+  pipelinePeakBytes?: number;
+  /** The failure's code, set by the error handler. */
+  errorCode?: string;
+  /** The answer was a stored result, replayed for a repeated Idempotency-Key. */
+  idempotentReplay?: boolean;
+}
+
 export interface AppEnv {
   Bindings: Env;
   Variables: {
     account: Account;
     settings: Settings;
+    /** The time as the app sees it; tests drive it (createApp's `clock`). */
+    clock: () => Date;
+    /** X-Request-Id of this request: the caller's own when well formed, else a new UUID. */
+    requestId: string;
+    /** Aborts when the client disconnects (the incoming request's signal, kept before any middleware replaces the request). */
+    clientSignal: AbortSignal;
+    facts: RequestFacts;
+    /** The upload's size has been checked (upload-limit middleware), so it is not checked twice. */
+    uploadChecked?: boolean;
+    /** Today's conversions once the daily quota has settled this call (for the X-RateLimit headers). */
+    quotaUsed?: number;
     /** The pages' url-encoded form, read once by the web-form middleware. */
     form?: Record<string, string | File>;
     /** Web routes only: null when nobody is signed in. */

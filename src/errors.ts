@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'RANGE_NOT_SATISFIABLE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_USE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -34,4 +36,12 @@ export class AppError extends Error {
 /** The one place that words "invalid parameter" messages, so every field reads alike. */
 export function invalidParameter(field: string, problem: string): AppError {
   return new AppError('INVALID_PARAMETERS', `Invalid parameter "${field}": ${problem}.`);
+}
+
+/** The client disconnected before its answer was ready: not a failure of the service, and nobody reads the answer. */
+export class ClientClosedRequest extends Error {
+  constructor() {
+    super('The client closed the connection before the answer was ready.');
+    this.name = 'ClientClosedRequest';
+  }
 }

@@ -14,7 +14,20 @@ export const PLANS: Record<PlanName, PlanLimits> = {
   pro: { dailyConversions: null, requestsPerSecond: 10, maxConcurrent: 999, maxFileSizeMb: 50 },
 };
 
+/**
+ * "MB" in this service's limits is 2^20 bytes (MiB): a 10 MB plan takes 10,485,760 bytes. The
+ * larger reading of the contract's "10 MB", so every file of 10,000,000 bytes passes as well.
+ */
 export const MEGABYTE = 1024 * 1024;
+
+export function maxFileSizeBytes(limits: PlanLimits): number {
+  return limits.maxFileSizeMb * MEGABYTE;
+}
+
+/** 10485760 -> "10,485,760" (no Intl: the same in every runtime). */
+export function groupedDigits(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
 
 /** A Pro plan whose subscription_ends_at has passed is Free again. */
 export function effectivePlan(plan: PlanName, subscriptionEndsAt: string | null, now: Date): PlanName {

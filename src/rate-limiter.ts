@@ -4,6 +4,12 @@ export interface AdmissionRequest {
   requestsPerSecond: number;
   /** Concurrent processing slots allowed; null = the call holds no slot (e.g. GET /me). */
   maxConcurrent: number | null;
+  /**
+   * The caller's time in ms (the app's clock, which tests drive). Workers' clocks are kept in
+   * step, and a few ms between isolates is far below the one-second window; the object never
+   * lets its own time run backwards.
+   */
+  now: number;
 }
 
 export type Admission =
@@ -23,9 +29,10 @@ export class RateLimiter extends DurableObject {
   /** Times of the admitted requests within the last second, oldest first. */
   private admittedAt: number[] = [];
   private leases = new Map<string, number>();
+  private latest = 0;
 
   admit(request: AdmissionRequest): Admission {
-    const now = Date.now();
+    const now = (this.latest = Math.max(this.latest, request.now));
     while (this.admittedAt.length > 0 && this.admittedAt[0] <= now - WINDOW_MS) this.admittedAt.shift();
     if (this.admittedAt.length >= request.requestsPerSecond) {
       const waitMs = this.admittedAt[0] + WINDOW_MS - now;

@@ -68,13 +68,20 @@ function workersProject(test: { name: string; include: string[]; exclude?: strin
       }),
     ],
     // Codec work on 12 MP photos takes seconds, and longer when two files share the two cores.
-    test: { root, setupFiles: ['test/workers/setup.ts'], testTimeout: 60_000, ...test },
+    test: {
+      root,
+      setupFiles: ['test/workers/setup.ts'],
+      testTimeout: 60_000,
+      ...test,
+    },
   };
 }
 
 export default defineConfig({
   root,
   test: {
+    // The app's one log line per request (src/middleware/request-log) would drown the test report.
+    onConsoleLog: (log) => !(log.startsWith('{"request_id"') && log.includes('"route":')),
     // Vitest runs one file at a time on a 2-core machine by default (cores - 1); the suite is
     // CPU-bound in workerd and Node, so two files at a time nearly halve it.
     maxWorkers: Math.max(2, availableParallelism()),

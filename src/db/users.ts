@@ -52,6 +52,28 @@ export async function insertApiKey(
   return row.id;
 }
 
+/**
+ * Inserts a key only while the user has fewer than `maxLive` live keys, in one statement: D1
+ * runs statements one at a time, so parallel creations cannot all see room under the cap.
+ * Returns the new key's id, or null when the cap is reached.
+ */
+export async function insertApiKeyUnderCap(
+  db: D1Database,
+  key: { userId: number; name: string; prefix: string; keyHash: string },
+  maxLive: number,
+): Promise<number | null> {
+  const row = await db
+    .prepare(
+      `INSERT INTO api_keys (user_id, name, prefix, key_hash)
+       SELECT ?1, ?2, ?3, ?4
+        WHERE (SELECT COUNT(*) FROM api_keys WHERE user_id = ?1 AND revoked_at IS NULL) < ?5
+       RETURNING id`,
+    )
+    .bind(key.userId, key.name, key.prefix, key.keyHash, maxLive)
+    .first<{ id: number }>();
+  return row?.id ?? null;
+}
+
 export interface ApiKeyRow {
   id: number;
   name: string;

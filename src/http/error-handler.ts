@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env';
-import { AppError, type ErrorCode } from '../errors';
+import { AppError, ClientClosedRequest, type ErrorCode } from '../errors';
 
 /** The one table from error code to HTTP status. */
 export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -17,10 +17,13 @@ export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   RANGE_NOT_SATISFIABLE: 416,
+  // The IETF draft on the Idempotency-Key header: another request under the same key is 422, one still running is 409.
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
 };
 
-export function failureBody(code: ErrorCode, message: string) {
-  return { success: false as const, error: { code, message } };
+export function failureBody(code: ErrorCode, message: string, requestId: string | undefined) {
+  return { success: false as const, error: { code, message, ...(requestId ? { request_id: requestId } : {}) } };
 }
 
 /** Hono's own exceptions (malformed multipart, wrong content type) become our codes. */
@@ -35,6 +38,10 @@ function fromHttpException(error: HTTPException): AppError {
   return new AppError('CONVERSION_FAILED', 'The request could not be processed.', error.message);
 }
 
+function errorStack(detail: unknown): string | null {
+  return detail instanceof Error && detail.stack ? detail.stack : null;
+}
+
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof HTTPException) return fromHttpException(error);
@@ -46,13 +53,24 @@ function toAppError(error: unknown): AppError {
  * (which set `errorPage`) show the same code and message as an HTML page instead.
  */
 export function handleError(error: unknown, c: Context<AppEnv>): Response | Promise<Response> {
+  // A body read that fails because the client hung up is not the service failing.
+  if (error instanceof ClientClosedRequest || c.get('clientSignal')?.aborted) {
+    const facts = c.get('facts');
+    if (facts) facts.errorCode = 'CLIENT_CLOSED_REQUEST';
+    // nginx's "client closed request": nobody reads it, the request log does.
+    return new Response(null, { status: 499 });
+  }
   const appError = toAppError(error);
   const status = ERROR_STATUS[appError.code];
-  if (status >= 500) console.error(`${c.req.method} ${c.req.path} failed:`, appError.detail ?? appError);
+  const requestId = c.get('requestId');
+  const facts = c.get('facts');
+  if (facts) facts.errorCode = appError.code;
+  // The request log line has the outcome; this line has what only the server may see.
+  if (status >= 500) console.error(JSON.stringify({ request_id: requestId ?? null, error: String(appError.detail ?? appError), stack: errorStack(appError.detail) }));
   const headers = new Headers(appError.headers);
   if (appError.code === 'UNAUTHORIZED') headers.set('WWW-Authenticate', 'Bearer');
   headers.set('Cache-Control', 'no-store');
   const renderPage = c.get('errorPage');
   if (renderPage) return renderPage(appError, status, headers);
-  return c.json(failureBody(appError.code, appError.message), status, Object.fromEntries(headers));
+  return c.json(failureBody(appError.code, appError.message, requestId), status, Object.fromEntries(headers));
 }

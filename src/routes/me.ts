@@ -3,21 +3,28 @@ import { accountSummary } from '../account';
 import type { AppEnv } from '../env';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { rateLimit } from '../middleware/rate-limit';
-import { authFailures } from './responses';
+import { headerRefs, meFailures } from './responses';
 import { AccountSchema, success } from './schemas';
 
 const meRoute = createRoute({
   method: 'get',
   path: '/api/v1/me',
+  operationId: 'getAccount',
   summary: "The caller's plan, today's quota, size limits and request rate",
+  tags: ['Account'],
   security: [{ ApiKey: [] }],
   middleware: [apiKeyAuth, rateLimit({ holdsSlot: false })] as const,
   responses: {
-    200: { description: 'The account.', content: { 'application/json': { schema: success(AccountSchema) } } },
-    ...authFailures,
+    200: {
+      description: 'The account (Cache-Control: no-store).',
+      headers: headerRefs('Cache-Control'),
+      content: { 'application/json': { schema: success(AccountSchema) } },
+    },
+    ...meFailures,
   },
 });
 
 export function registerMe(app: OpenAPIHono<AppEnv>) {
-  app.openapi(meRoute, async (c) => c.json({ success: true as const, data: await accountSummary(c.env.DB, c.get('account'), new Date()) }, 200));
+  // Personal and changing with every conversion: no cache may keep it.
+  app.openapi(meRoute, async (c) => c.json({ success: true as const, data: await accountSummary(c.env.DB, c.get('account'), c.get('clock')()) }, 200, { 'Cache-Control': 'no-store' }));
 }

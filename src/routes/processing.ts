@@ -7,14 +7,16 @@ import { MemoryAdmission } from '../admission';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
-import { dailyQuota } from '../middleware/daily-quota';
+import { dailyQuota, quotaHeadersOnAnswer } from '../middleware/daily-quota';
 import { formContentType } from '../middleware/form-content-type';
+import { idempotency } from '../middleware/idempotency';
 import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
-import { downloadPath, saveResult } from '../storage/results';
-import { processingFailures } from './responses';
+import { downloadPath } from '../storage/results';
+import { saveForWaitingClient } from './delivery';
+import { headerRefs, processingFailures, QUOTA_HEADERS } from './responses';
 import { ConvertForm, CropForm, RemoveMetadataForm, ResizeForm, ResultSchema, success } from './schemas';
 
 /**
@@ -33,19 +35,37 @@ const DOORS: Record<'api' | 'web', Door> = {
   web: { prefix: '/app/v1', auth: [csrf(), loadSession, requireSessionApi, csrfToken], hide: true, security: [] },
 };
 
-function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, operation: string, summary: string, form: Form) {
+const OPERATIONS = {
+  convert: { operationId: 'convertImage', summary: 'Convert an image to another format' },
+  crop: { operationId: 'cropImage', summary: 'Cut a rectangle out of an image' },
+  resize: { operationId: 'resizeImage', summary: 'Resize an image (Lanczos-3)' },
+  'remove-metadata': { operationId: 'removeMetadata', summary: 'Strip EXIF, XMP, ICC and text metadata' },
+} as const;
+
+const DESCRIPTION = `Answers 200 with the Result object: the produced file's facts and a download link, valid until \`expires_at\`.
+
+Send an \`Idempotency-Key\` to make retries safe: a repeat of the same request with the same key gets the same result again (no second conversion, no quota).`;
+
+function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, operation: keyof typeof OPERATIONS, form: Form) {
   const { prefix, auth, hide, security } = DOORS[door];
   return createRoute({
     method: 'post',
     path: `${prefix}/${operation}`,
-    summary,
+    ...OPERATIONS[operation],
+    description: DESCRIPTION,
+    tags: ['Processing'],
     hide,
     security,
-    // Order matters: who is calling, may they call now, may they spend a conversion, is the body small enough.
-    middleware: [...auth, rateLimit({ holdsSlot: true }), dailyQuota, uploadLimit, formContentType],
+    parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
+    // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough.
+    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), idempotency, dailyQuota, uploadLimit, formContentType],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
-      200: { description: 'The result, stored and ready to download.', content: { 'application/json': { schema: success(ResultSchema) } } },
+      200: {
+        description: 'The result, stored and ready to download.',
+        headers: headerRefs(...QUOTA_HEADERS, 'Idempotent-Replayed'),
+        content: { 'application/json': { schema: success(ResultSchema) } },
+      },
       ...processingFailures,
     },
   });
@@ -70,7 +90,7 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
   try {
     image = await processImage(new Uint8Array(await file.arrayBuffer()), operation, pixelLimits, {
       heldOutside: file.size,
-      admit: (peakBytes) => memory.admit(peakBytes - file.size, c.req.raw.signal),
+      admit: (peakBytes) => memory.admit(peakBytes - file.size, c.get('clientSignal')),
       contended: () => memory.contended,
     });
     // The result is in memory until it is stored.
@@ -78,13 +98,16 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
   } finally {
     releaseUpload();
   }
-  const now = new Date();
-  const row = await saveResult(c.env, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now }).finally(releaseResult);
+  c.get('facts').pipelinePeakBytes = image.peakBytes;
+  const now = c.get('clock')();
+  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now }).finally(releaseResult);
+  const { row } = saved;
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
     c.header('X-Pipeline-Planned-Bytes', String(image.plannedPeakBytes));
   }
+  saved.delivered();
   return c.json(
     {
       success: true as const,
@@ -105,22 +128,22 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
 
 export function registerProcessing(app: OpenAPIHono<AppEnv>) {
   for (const door of ['api', 'web'] as const) {
-    app.openapi(processingRoute(door, 'convert', 'Convert an image to another format', ConvertForm), (c) => {
+    app.openapi(processingRoute(door, 'convert', ConvertForm), (c) => {
       const { file, format, quality } = c.req.valid('form');
       return respondWithResult(c, file, { kind: 'convert', format, quality });
     });
 
-    app.openapi(processingRoute(door, 'crop', 'Cut a rectangle out of an image', CropForm), (c) => {
+    app.openapi(processingRoute(door, 'crop', CropForm), (c) => {
       const { file, x, y, width, height, format, quality } = c.req.valid('form');
       return respondWithResult(c, file, { kind: 'crop', region: { x, y, width, height }, format, quality });
     });
 
-    app.openapi(processingRoute(door, 'resize', 'Resize an image (Lanczos-3)', ResizeForm), (c) => {
+    app.openapi(processingRoute(door, 'resize', ResizeForm), (c) => {
       const { file, width, height, keep_aspect_ratio, format, quality } = c.req.valid('form');
       return respondWithResult(c, file, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio, format, quality });
     });
 
-    app.openapi(processingRoute(door, 'remove-metadata', 'Strip EXIF, XMP, ICC and text metadata', RemoveMetadataForm), (c) => {
+    app.openapi(processingRoute(door, 'remove-metadata', RemoveMetadataForm), (c) => {
       const { file, format, quality } = c.req.valid('form');
       return respondWithResult(c, file, { kind: 'remove-metadata', format, quality });
     });

@@ -1,43 +1,70 @@
 import { z } from '@hono/zod-openapi';
-import { ERROR_CODES } from '../errors';
+import { ERROR_CODES, type ErrorCode } from '../errors';
 import { formatFromName, OUTPUT_FORMAT_NAMES } from '../image/formats';
 import { DEFAULT_QUALITY } from '../image/operations';
 
 /*
  * Form fields arrive as text. Each schema's issue message is the "problem" half of the
  * INVALID_PARAMETERS message; the app's validation hook adds the field name (errors.ts).
+ * The OpenAPI side documents each field as a client sends it, with the default, range and an
+ * example, so that Swagger UI's "Try it out" starts from a call that works.
  */
 const requiredOr = (problem: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : problem);
 
-function integerField(min: number, max: number, description: string) {
+interface FieldDocs {
+  description: string;
+  example: number;
+  default?: number;
+}
+
+function integerField(min: number, max: number, docs: FieldDocs) {
   const problem = `must be a whole number from ${min} to ${max} (decimal digits only)`;
   return z
     .string({ error: requiredOr(problem) })
     .regex(/^\d{1,9}$/, problem)
     .transform(Number)
     .refine((value) => value >= min && value <= max, problem)
-    .openapi({ type: 'integer', minimum: min, maximum: max, description });
+    .openapi({ type: 'integer', minimum: min, maximum: max, ...docs });
 }
 
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false };
-const booleanField = (description: string) => {
+const booleanField = (description: string, defaultValue: boolean) => {
   const problem = 'must be one of true, false, 1, 0, yes, no, on, off';
   return z
     .string({ error: requiredOr(problem) })
     .refine((value) => Object.hasOwn(BOOLEAN_WORDS, value.toLowerCase()), problem)
     .transform((value) => BOOLEAN_WORDS[value.toLowerCase()])
-    .openapi({ type: 'boolean', description });
+    .openapi({ type: 'boolean', description, default: defaultValue, example: defaultValue });
 };
 
-const formatField = (description: string) => {
-  const problem = `must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}`;
-  return z
-    .string({ error: requiredOr(problem) })
-    .transform((value) => value.toLowerCase())
-    .refine((value) => (OUTPUT_FORMAT_NAMES as readonly string[]).includes(value) || value === 'jpeg', problem)
-    .transform((value) => formatFromName(value === 'jpeg' ? 'jpg' : (value as (typeof OUTPUT_FORMAT_NAMES)[number])))
-    .openapi({ type: 'string', enum: [...OUTPUT_FORMAT_NAMES], description });
-};
+const FORMAT_PROBLEM = `must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}`;
+const toFormat = (value: string) => formatFromName(value === 'jpeg' ? 'jpg' : (value as (typeof OUTPUT_FORMAT_NAMES)[number]));
+const isFormatName = (value: string) => (OUTPUT_FORMAT_NAMES as readonly string[]).includes(value) || value === 'jpeg';
+
+const formatField = z
+  .string({ error: requiredOr(FORMAT_PROBLEM) })
+  .transform((value) => value.toLowerCase())
+  .refine(isFormatName, FORMAT_PROBLEM)
+  .transform(toFormat)
+  .openapi({ type: 'string', enum: [...OUTPUT_FORMAT_NAMES], description: 'Output format.', example: 'webp' });
+
+/**
+ * Crop, resize and remove-metadata keep the input's format unless one is given; an empty value
+ * says the same. Documented with the empty value first, so that Swagger UI's "Try it out" (which
+ * fills in an enum's first value) keeps the format rather than re-encoding to WebP.
+ */
+const optionalFormat = z
+  .string()
+  .transform((value) => value.toLowerCase())
+  .refine((value) => value === '' || isFormatName(value), `${FORMAT_PROBLEM}, or empty for the input's format`)
+  .transform((value) => (value === '' ? undefined : toFormat(value)))
+  .optional()
+  .openapi({
+    type: 'string',
+    enum: ['', ...OUTPUT_FORMAT_NAMES],
+    default: '',
+    description: "Output format; left out or empty (the default), the input's format.",
+  });
 
 const fileField = z
   .custom<File>((value) => value instanceof File, {
@@ -45,21 +72,24 @@ const fileField = z
   })
   .openapi({ type: 'string', format: 'binary', description: 'The image: JPEG, PNG, WebP or AVIF (recognised by its content, not its name).' });
 
-const quality = integerField(1, 100, 'Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG. Default 80.')
+const quality = integerField(1, 100, {
+  description: 'Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.',
+  default: DEFAULT_QUALITY,
+  example: DEFAULT_QUALITY,
+})
   .optional()
   .transform((value) => value ?? DEFAULT_QUALITY);
-const optionalFormat = formatField('Output format; default: the input format.').optional();
 
-export const ConvertForm = z.object({ file: fileField, format: formatField('Output format.'), quality }).openapi('ConvertForm');
+export const ConvertForm = z.object({ file: fileField, format: formatField, quality }).openapi('ConvertForm');
 
-const coordinate = (description: string) => integerField(0, 999_999_999, description);
+const coordinate = (docs: FieldDocs) => integerField(0, 999_999_999, docs);
 export const CropForm = z
   .object({
     file: fileField,
-    x: coordinate('Left offset in pixels, in the image as displayed (after EXIF orientation).'),
-    y: coordinate('Top offset in pixels, in the image as displayed.'),
-    width: coordinate('Crop width in pixels; the region must lie inside the image.'),
-    height: coordinate('Crop height in pixels; the region must lie inside the image.'),
+    x: coordinate({ description: 'Left offset in pixels, in the image as displayed (after EXIF orientation).', example: 0 }),
+    y: coordinate({ description: 'Top offset in pixels, in the image as displayed.', example: 0 }),
+    width: coordinate({ description: 'Crop width in pixels; the region must lie inside the image and not be empty.', example: 100 }),
+    height: coordinate({ description: 'Crop height in pixels; the region must lie inside the image and not be empty.', example: 100 }),
     format: optionalFormat,
     quality,
   })
@@ -68,9 +98,9 @@ export const CropForm = z
 export const ResizeForm = z
   .object({
     file: fileField,
-    width: integerField(1, 12000, 'Target width in pixels.').optional(),
-    height: integerField(1, 12000, 'Target height in pixels.').optional(),
-    keep_aspect_ratio: booleanField('With both sides given: true fits inside the box keeping the aspect ratio, false stretches to exactly width x height. Default true.')
+    width: integerField(1, 12000, { description: 'Target width in pixels. Give width, height or both.', example: 800 }).optional(),
+    height: integerField(1, 12000, { description: 'Target height in pixels. Give width, height or both.', example: 600 }).optional(),
+    keep_aspect_ratio: booleanField('With both sides given: true fits inside the box keeping the aspect ratio, false stretches to exactly width x height.', true)
       .optional()
       .transform((value) => value ?? true),
     format: optionalFormat,
@@ -84,18 +114,29 @@ export const ResizeForm = z
 
 export const RemoveMetadataForm = z.object({ file: fileField, format: optionalFormat, quality }).openapi('RemoveMetadataForm');
 
+const RESULT_EXAMPLE = {
+  uuid: '3f2a9c1e5b7d4f60a1b2c3d4e5f60718',
+  format: 'webp',
+  filename: 'Canon_40D.webp',
+  size: 1908,
+  width: 100,
+  height: 68,
+  download_url: 'https://images.example.com/download/3f2a9c1e5b7d4f60a1b2c3d4e5f60718/webp/Canon_40D.webp',
+  expires_at: '2026-11-24T10:00:00.000Z',
+} as const;
+
 export const ResultSchema = z
   .object({
-    uuid: z.string().openapi({ example: '3f2a9c1e5b7d4f60a1b2c3d4e5f60718' }),
+    uuid: z.string().regex(/^[0-9a-f]{32}$/).openapi({ description: '128 random bits, 32 lowercase hex characters.' }),
     format: z.enum(OUTPUT_FORMAT_NAMES),
-    filename: z.string().openapi({ example: 'holiday.webp' }),
-    size: z.number().int().openapi({ description: 'Bytes.' }),
-    width: z.number().int(),
-    height: z.number().int(),
-    download_url: z.string().url(),
+    filename: z.string().openapi({ description: "The upload's base name, made safe, with the output format's extension." }),
+    size: z.number().int().openapi({ description: 'Size of the produced file in bytes.' }),
+    width: z.number().int().openapi({ description: 'Width of the produced image in pixels.' }),
+    height: z.number().int().openapi({ description: 'Height of the produced image in pixels.' }),
+    download_url: z.string().url().openapi({ description: 'GET or HEAD it, no API key needed: the link itself is the capability.' }),
     expires_at: z.string().openapi({ description: 'ISO-8601 UTC; the link answers 404 afterwards.' }),
   })
-  .openapi('Result');
+  .openapi('Result', { example: RESULT_EXAMPLE });
 
 export const AccountSchema = z
   .object({
@@ -107,21 +148,34 @@ export const AccountSchema = z
     }),
     quota: z.object({
       is_unlimited: z.boolean(),
-      daily_used: z.number().int(),
+      daily_used: z.number().int().openapi({ description: 'Successful conversions today (UTC), API and web together.' }),
       daily_remaining: z.number().int().nullable(),
       daily_max: z.number().int().nullable(),
-      max_file_size_mb: z.number().int(),
+      max_file_size_mb: z.number().int().openapi({ description: 'Largest upload in MB, where 1 MB is 1,048,576 bytes (MiB).' }),
+      max_file_size_bytes: z.number().int().openapi({ description: 'The same limit in bytes.' }),
       max_concurrent: z.number().int(),
     }),
     rate_limit: z.object({ requests_per_second: z.number().int() }),
   })
-  .openapi('Account');
+  .openapi('Account', {
+    example: {
+      user: { email: 'you@example.com', plan: 'free', is_pro: false, subscription_ends_at: null },
+      quota: { is_unlimited: false, daily_used: 3, daily_remaining: 12, daily_max: 15, max_file_size_mb: 10, max_file_size_bytes: 10485760, max_concurrent: 2 },
+      rate_limit: { requests_per_second: 2 },
+    },
+  });
 
 export const success = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 
-export const FailureSchema = z
-  .object({
+/** The failure envelope; `codes` narrows `error.code` to what one status can carry. */
+export const failureSchema = (codes: readonly [ErrorCode, ...ErrorCode[]] = ERROR_CODES) =>
+  z.object({
     success: z.literal(false),
-    error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }),
-  })
-  .openapi('Failure');
+    error: z.object({
+      code: z.enum(codes),
+      message: z.string().openapi({ description: 'For people: says what was wrong and, where it helps, what to send instead.' }),
+      request_id: z.string().openapi({ description: 'The X-Request-Id of this answer; quote it when reporting a problem.' }),
+    }),
+  });
+
+export const FailureSchema = failureSchema().openapi('Failure');

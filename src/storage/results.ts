@@ -20,10 +20,10 @@ export function downloadPath(row: Pick<ResultRow, 'uuid' | 'format' | 'filename'
 /** Writes the file to R2 first, then its record; the link is only handed out once both exist. */
 export async function saveResult(
   bindings: { DB: D1Database; RESULTS: R2Bucket },
-  input: { userId: number; operation: OperationKind; image: ProcessedImage; uploadName: string; retentionMs: number; now: Date },
+  input: { userId: number; operation: OperationKind; image: ProcessedImage; uploadName: string; retentionMs: number; now: Date; uuid?: string },
 ): Promise<ResultRow> {
   const info = FORMATS[input.image.format];
-  const uuid = newResultId();
+  const uuid = input.uuid ?? newResultId();
   const filename = resultFilename(input.uploadName, info.extension);
   const expiresAt = new Date(input.now.getTime() + input.retentionMs);
   const object = await bindings.RESULTS.put(objectKey(uuid), input.image.bytes, {
@@ -49,6 +49,12 @@ export async function saveResult(
     throw error;
   }
   return row;
+}
+
+/** Deletes one result, file and record; a result that was never (or only partly) stored is no error. */
+export async function deleteResult(bindings: { DB: D1Database; RESULTS: R2Bucket }, uuid: string): Promise<void> {
+  await bindings.RESULTS.delete(objectKey(uuid));
+  await deleteResults(bindings.DB, [uuid]);
 }
 
 /** The scheduled cleanup: expired files and their records are deleted, not only hidden. */

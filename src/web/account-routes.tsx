@@ -4,13 +4,14 @@ import { csrf } from 'hono/csrf';
 import { accountSummary } from '../account';
 import { displayPrefix, generateApiKey, hashApiKey, normalizeKeyName } from '../auth/api-keys';
 import { listLiveResults } from '../db/results';
-import { insertApiKey, listApiKeys, revokeApiKey } from '../db/users';
+import { insertApiKeyUnderCap, listApiKeys, revokeApiKey } from '../db/users';
 import type { AppEnv } from '../env';
 import { csrfToken } from '../middleware/csrf-token';
 import { webForm } from '../middleware/web-form';
 import { requireSessionPage } from '../middleware/session';
 import { downloadPath } from '../storage/results';
 import { frameOf, textField } from './frame';
+import { sealNewKey, takeNewKey } from './key-reveal';
 import { AccountPage, type AccountView } from './pages/account';
 import { ConverterPage } from './pages/converter';
 
@@ -23,9 +24,9 @@ const NOTICES: Record<string, AccountView['notice']> = {
   'not-found': { kind: 'error', text: 'That key does not exist or was already revoked.' },
 };
 
-async function renderAccount(c: Context<AppEnv>, extra: Pick<AccountView, 'newKey' | 'notice'>, status: 200 | 201 | 422 = 200) {
+async function renderAccount(c: Context<AppEnv>, extra: Pick<AccountView, 'newKey' | 'notice'>, status: 200 | 422 = 200) {
   const account = c.get('account');
-  const now = new Date();
+  const now = c.get('clock')();
   const origin = c.get('settings').siteUrl ?? new URL(c.req.url).origin;
   const [summary, keys, results] = await Promise.all([
     accountSummary(c.env.DB, account, now),
@@ -37,28 +38,28 @@ async function renderAccount(c: Context<AppEnv>, extra: Pick<AccountView, 'newKe
 }
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
-  app.get('/account', requireSessionPage, (c) => renderAccount(c, { notice: NOTICES[c.req.query('notice') ?? ''] }));
+  app.get('/account', requireSessionPage, async (c) => renderAccount(c, { notice: NOTICES[c.req.query('notice') ?? ''], newKey: (await takeNewKey(c)) ?? undefined }));
 
   app.post('/account/keys', csrf(), requireSessionPage, webForm, csrfToken, async (c) => {
     const { userId } = c.get('account');
     const name = normalizeKeyName(textField(c, 'name'));
     if (!name) return renderAccount(c, { notice: { kind: 'error', text: 'Give the key a name of 1 to 64 characters.' } }, 422);
-    if ((await listApiKeys(c.env.DB, userId)).length >= MAX_LIVE_KEYS) {
+    const key = generateApiKey();
+    const created = await insertApiKeyUnderCap(c.env.DB, { userId, name, prefix: displayPrefix(key), keyHash: await hashApiKey(key) }, MAX_LIVE_KEYS);
+    if (created === null) {
       return renderAccount(c, { notice: { kind: 'error', text: `You have ${MAX_LIVE_KEYS} keys: revoke one before creating another.` } }, 422);
     }
-    const key = generateApiKey();
-    await insertApiKey(c.env.DB, { userId, name, prefix: displayPrefix(key), keyHash: await hashApiKey(key) });
-    // Answered directly, not redirected: the key exists only in this one response.
-    return renderAccount(c, { newKey: { name, key } }, 201);
+    await sealNewKey(c, created, key);
+    return c.redirect('/account#new-key', 303);
   });
 
   app.post('/account/keys/:id/revoke', csrf(), requireSessionPage, webForm, csrfToken, async (c) => {
     const id = Number(c.req.param('id'));
-    const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, c.get('account').userId, id, new Date()));
+    const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, c.get('account').userId, id, c.get('clock')()));
     return c.redirect(`/account?notice=${revoked ? 'revoked' : 'not-found'}`, 303);
   });
 
   app.get('/convert', requireSessionPage, async (c) =>
-    c.html(<ConverterPage frame={frameOf(c)} summary={await accountSummary(c.env.DB, c.get('account'), new Date())} />),
+    c.html(<ConverterPage frame={frameOf(c)} summary={await accountSummary(c.env.DB, c.get('account'), c.get('clock')())} />),
   );
 }

@@ -28,7 +28,7 @@ export function registerAuthRoutes(app: OpenAPIHono<AppEnv>) {
     const password = textField(c, 'password');
     const apiKey = textField(c, 'api_key').trim();
     const db = c.env.DB;
-    const now = new Date();
+    const now = c.get('clock')();
     const address = clientAddress(c);
     const refuse = (status: 409 | 422 | 429, error: string, apiKeyOpen = false) =>
       c.html(<SignUpPage frame={signInFrameOf(c)} email={typedEmail} error={error} apiKeyOpen={apiKeyOpen} />, status);
@@ -70,7 +70,7 @@ export function registerAuthRoutes(app: OpenAPIHono<AppEnv>) {
     const password = textField(c, 'password');
     const next = c.req.query('next');
     const db = c.env.DB;
-    const now = new Date();
+    const now = c.get('clock')();
     const address = clientAddress(c);
     const email = normalizeEmail(typedEmail);
     const throttleKey = email ?? typedEmail.trim().toLowerCase().slice(0, 254);

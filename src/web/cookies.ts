@@ -35,3 +35,12 @@ export const anonymousCsrfCookie = {
   read: (c: Context) => hostCookie(c, 'Strict').get('csrf'),
   write: (c: Context, token: string) => hostCookie(c, 'Strict').set('csrf', token),
 };
+
+export const KEY_REVEAL_LIFETIME_MS = 10 * 60_000;
+
+/** The AES key that opens a new API key's sealed copy in D1 (src/web/key-reveal.ts), for the page after the form post only. */
+export const keyRevealCookie = {
+  read: (c: Context) => hostCookie(c, 'Strict').get('key_reveal'),
+  write: (c: Context, value: string) => hostCookie(c, 'Strict').set('key_reveal', value, KEY_REVEAL_LIFETIME_MS / 1000),
+  clear: (c: Context) => hostCookie(c, 'Strict').remove('key_reveal'),
+};

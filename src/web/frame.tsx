@@ -51,7 +51,7 @@ const pageHeaders = secureHeaders({
 export const webPage = createMiddleware<AppEnv>(async (c, next) => {
   c.set('errorPage', (error, status, headers) => {
     headers.set('Content-Type', 'text/html; charset=utf-8');
-    return c.html(<ErrorPage frame={frameOf(c)} status={status} message={error.message} />, status as 400, Object.fromEntries(headers));
+    return c.html(<ErrorPage frame={frameOf(c)} status={status} message={error.message} requestId={c.get('requestId')} />, status as 400, Object.fromEntries(headers));
   });
   await loadSession(c, async () => {
     await pageHeaders(c, next);

@@ -11,7 +11,7 @@ const PAGES = ['/', '/docs', '/signup', '/login', '/logout', '/account', '/accou
 /** The web side: pages rendered here, styles and scripts from ./public as static assets. */
 export function registerWeb(app: OpenAPIHono<AppEnv>) {
   for (const path of PAGES) app.use(path, webPage);
-  app.get('/', (c) => c.html(<HomePage frame={frameOf(c)} />));
+  app.get('/', (c) => c.html(<HomePage frame={frameOf(c)} origin={new URL(c.req.url).origin} />));
   app.get('/docs', (c) => c.html(<DocsPage frame={frameOf(c)} />));
   registerAuthRoutes(app);
   registerAccountRoutes(app);

@@ -50,6 +50,7 @@ export function Layout({ title, frame, children, head }: { title: string; frame:
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{title === SERVICE_NAME ? title : `${title} · ${SERVICE_NAME}`}</title>
+          <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
           <link rel="stylesheet" href="/site.css" />
           {head}
         </head>

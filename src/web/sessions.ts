@@ -13,7 +13,7 @@ export async function startSession(c: Context<AppEnv>, userId: number): Promise<
   const previous = c.get('session');
   if (previous) await deleteSession(c.env.DB, previous.idHash);
   const id = randomToken(32);
-  const now = new Date();
+  const now = c.get('clock')();
   await insertSession(c.env.DB, {
     idHash: await sha256Hex(id),
     userId,

@@ -148,6 +148,9 @@ export async function createKeyInPage(page: Page, name: string): Promise<string>
 }
 
 export type Operation = 'convert' | 'crop' | 'resize' | 'remove-metadata';
+
+/** The converter's submit button is named after the chosen operation. */
+export const OPERATION_BUTTON: Record<Operation, string> = { convert: 'Convert', crop: 'Crop', resize: 'Resize', 'remove-metadata': 'Remove metadata' };
 export type FileInput = string | { name: string; mimeType: string; buffer: Buffer };
 
 export interface ConvertInPage {
@@ -208,7 +211,7 @@ export async function convertInPage(page: Page, pacer: Pacer, options: ConvertIn
   for (let attempt = 0; ; attempt++) {
     const before = (await downloadLink(page).count()) ? await downloadLink(page).first().getAttribute('href') : null;
     await pacer.turn();
-    await page.getByRole('button', { name: 'Convert', exact: true }).click();
+    await page.getByRole('button', { name: OPERATION_BUTTON[options.operation ?? 'convert'], exact: true }).click();
     const deadline = Date.now() + 90_000;
     let outcome: PageOutcome | undefined;
     while (!outcome) {

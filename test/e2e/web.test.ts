@@ -112,6 +112,13 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     await expect.poll(() => nav.getByRole('link', { name: 'Sign up' }).count()).toBeGreaterThan(0);
     expect(await nav.getByRole('link', { name: 'Log in' }).count()).toBeGreaterThan(0);
     expect(await nav.getByRole('link', { name: 'Account' }).count()).toBe(0);
+    // The example can be pasted as it is: it names the host the page came from.
+    expect(await page.locator('pre.example').innerText()).toContain(`${url}/api/v1/convert`);
+    const icon = await page.locator('link[rel=icon]').getAttribute('href');
+    const iconResponse = await fetch(new URL(icon!, url));
+    expect(iconResponse.status).toBe(200);
+    expect(iconResponse.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    await iconResponse.body?.cancel();
 
     await page.goto(`${url}/signup`);
     expect(await page.getByLabel('Email').getAttribute('type')).toBe('email');
@@ -204,17 +211,30 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     expect(await pageA.content()).not.toContain(key);
     expect(await keyRow(pageA, 'laptop').count()).toBe(1);
 
+    // Every revoke button says which key it revokes.
+    const revokeNames = await pageA.getByRole('button', { name: /^Revoke/ }).evaluateAll((buttons) => buttons.map((button: any) => button.textContent.trim()));
+    expect(revokeNames).toContain('Revoke key “laptop”');
     // Revoke it with the button in its row.
     pageA.once('dialog', (dialog) => void dialog.accept());
-    await clickAndLoad(pageA, keyRow(pageA, 'laptop').getByRole('button', { name: 'Revoke' }));
+    await clickAndLoad(pageA, pageA.getByRole('button', { name: 'Revoke key “laptop”', exact: true }));
     await expect.poll(() => keyRow(pageA, 'laptop').count(), { timeout: 15_000 }).toBe(0);
     const revoked = await api(url, '/api/v1/me', key, userA.pacer);
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.code).toBe('UNAUTHORIZED');
 
-    // A second key for the checks below.
+    // A second key for the checks below. Reloading the page that shows it makes no second key
+    // (the form post was answered with a redirect) and shows the key no more.
     await pageA.goto(`${url}/account`);
     keyA = await createKeyInPage(pageA, 'checks');
+    const keyRows = pageA.locator('section').filter({ has: pageA.getByRole('heading', { name: 'API keys' }) }).locator('tbody tr');
+    const keysBefore = await keyRows.count();
+    const posts: string[] = [];
+    pageA.on('request', (request) => void (request.method() === 'POST' && posts.push(request.url())));
+    await pageA.reload();
+    expect(posts).toEqual([]);
+    expect(await keyRows.count()).toBe(keysBefore);
+    expect(await pageA.locator('#new-api-key').count()).toBe(0);
+    expect(await pageA.content()).not.toContain(keyA);
     expect((await api(url, '/api/v1/me', keyA, userA.pacer)).status).toBe(200);
   });
 
@@ -244,6 +264,36 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     await operation.selectOption('resize');
     for (const label of ['Width', 'Height', 'Keep aspect ratio']) expect(await page.getByLabel(label, { exact: true }).isVisible(), label).toBe(true);
     expect(await page.getByLabel('Left', { exact: true }).isVisible()).toBe(false);
+
+    // The format follows the operation (convert: WebP; the others keep the input's format, so
+    // removing metadata never re-encodes), a format someone chose stays, and the button says what it does.
+    const format = page.getByLabel('Format');
+    const submit = page.locator('#converter button[type=submit]');
+    const formOf = async (name: string) => ({ format: await format.inputValue(), button: (await submit.innerText()).trim(), name });
+    const seen: Awaited<ReturnType<typeof formOf>>[] = [];
+    for (const name of ['convert', 'crop', 'resize', 'remove-metadata', 'convert']) {
+      await operation.selectOption(name);
+      seen.push(await formOf(name));
+    }
+    expect(seen).toEqual([
+      { name: 'convert', format: 'webp', button: 'Convert' },
+      { name: 'crop', format: '', button: 'Crop' },
+      { name: 'resize', format: '', button: 'Resize' },
+      { name: 'remove-metadata', format: '', button: 'Remove metadata' },
+      { name: 'convert', format: 'webp', button: 'Convert' },
+    ]);
+    await operation.selectOption('resize');
+    await format.selectOption('png');
+    await operation.selectOption('crop');
+    expect(await format.inputValue()).toBe('png');
+    await format.selectOption('');
+    await operation.selectOption('convert');
+
+    // The chosen image: its format, size in pixels and bytes, and a preview.
+    await page.getByLabel(/^Image/).setInputFiles(SMALL_JPEG);
+    await expect.poll(() => page.locator('#image-facts').innerText()).toBe('Canon_40D.jpg: JPEG, 100 × 68 pixels, 7.8 KB');
+    const chosenPreview = page.getByAltText('Preview of the chosen image');
+    expect(await chosenPreview.evaluate((img: any) => [img.naturalWidth, img.naturalHeight])).toEqual([100, 68]);
 
     // Convert to WebP, with the upload held back 1.5 s so the progress indicator is sure to show.
     await fillConverter(page, { file: SMALL_JPEG, operation: 'convert', format: 'webp' });
@@ -282,8 +332,25 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     expect(bytes.subarray(8, 12).toString('latin1')).toBe('WEBP');
     expect(bytes.readUInt32LE(4) + 8).toBe(bytes.length);
 
-    // Crop 40x30 at (10, 5), and resize to 50 px wide (the height follows: 34).
-    const crop = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'crop', format: '', crop: { x: 10, y: 5, width: 40, height: 30 } });
+    // Crop 40x30 at (10, 5), chosen by dragging across the preview; the numbers follow the
+    // pointer, and the box follows typed numbers.
+    await operation.selectOption('crop');
+    const cropBox = page.locator('#crop-box');
+    expect(await cropBox.isVisible()).toBe(true);
+    const field = (label: string) => page.getByLabel(label, { exact: true });
+    expect([await field('Left').inputValue(), await field('Top').inputValue(), await field('Crop width').inputValue(), await field('Crop height').inputValue()]).toEqual(['0', '0', '100', '68']);
+    await field('Left').fill('25');
+    await expect.poll(() => cropBox.evaluate((box: any) => box.style.left)).toBe('25%');
+    const frame = (await chosenPreview.boundingBox())!;
+    const at = (x: number, y: number) => [frame.x + (x * frame.width) / 100, frame.y + (y * frame.height) / 68] as const;
+    await page.mouse.move(...at(10, 5));
+    await page.mouse.down();
+    await page.mouse.move(...at(30, 20), { steps: 4 });
+    await page.mouse.move(...at(50, 35), { steps: 4 });
+    await page.mouse.up();
+    expect([await field('Left').inputValue(), await field('Top').inputValue(), await field('Crop width').inputValue(), await field('Crop height').inputValue()]).toEqual(['10', '5', '40', '30']);
+    expect(await cropBox.evaluate((box: any) => [box.style.left, box.style.width])).toEqual(['10%', '40%']);
+    const crop = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'crop', format: '' });
     expect(crop.ok, JSON.stringify(crop)).toBe(true);
     if (crop.ok) {
       expect(crop.text).toMatch(/40\s*[×x]\s*30/);
@@ -399,6 +466,17 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
 
     const me = await api(url, '/api/v1/me', key, pacer);
     expect(me.body.data.quota).toMatchObject({ daily_used: 15, daily_remaining: 0, daily_max: 15 });
+
+    // Opened afresh, the converter says so at once, and refuses without uploading anything.
+    await page.goto(`${url}/convert`);
+    const exhausted = page.locator('#quota-exhausted');
+    expect(await exhausted.isVisible()).toBe(true);
+    expect(await exhausted.innerText()).toContain(DAILY_LIMIT_MESSAGE);
+    const uploads: string[] = [];
+    page.on('request', (request) => void (request.method() === 'POST' && uploads.push(request.url())));
+    const refusedEarly = await convertInPage(page, pacer, { file: SMALL_JPEG, operation: 'convert', format: 'webp' });
+    expect(refusedEarly).toEqual({ ok: false, alert: expect.stringContaining(DAILY_LIMIT_MESSAGE) });
+    expect(uploads).toEqual([]);
     await page.goto(`${url}/account`);
     const facts = await accountFacts(page);
     expect(quotaFromFacts(facts)).toEqual({ used: 15, max: 15, remaining: 0 });
@@ -489,6 +567,31 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     expect(foreign).toEqual([]);
     expect(requested.some((address) => new URL(address).pathname.startsWith('/docs/assets/'))).toBe(true);
     expect(requested.some((address) => new URL(address).pathname === '/api/v1/openapi.json')).toBe(true);
+
+    // "Try it out" starts from the documented examples and defaults, and the call works as it stands.
+    await page.locator('.opblock-summary').filter({ hasText: '/api/v1/resize' }).first().click();
+    const resize = page.locator('.opblock.is-open').filter({ hasText: '/api/v1/resize' });
+    await resize.getByRole('button', { name: 'Try it out' }).click();
+    const property = (name: string) => resize.locator(`tr[data-property-name="${name}"]`).locator('input[type=text], select').first();
+    expect({
+      width: await property('width').inputValue(),
+      height: await property('height').inputValue(),
+      quality: await property('quality').inputValue(),
+      format: await property('format').inputValue(),
+    }).toEqual({ width: '800', height: '600', quality: '80', format: '' });
+    await page.locator('.auth-wrapper').getByRole('button', { name: /Authorize/ }).click();
+    await page.locator('.modal-ux input').first().fill(keyA);
+    await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
+    await page.locator('.modal-ux .auth-btn-wrapper button.btn-done').click();
+    await resize.locator('tr[data-property-name="file"] input[type=file]').setInputFiles(SMALL_JPEG);
+    await userA.pacer.turn();
+    await resize.getByRole('button', { name: 'Execute' }).click();
+    const answer = resize.locator('.live-responses-table .response');
+    await answer.first().waitFor({ state: 'visible', timeout: 60_000 });
+    expect((await answer.locator('.response-col_status').first().innerText()).trim()).toBe('200');
+    const body = JSON.parse(await answer.locator('.response-col_description pre').first().innerText());
+    // 100x68 fitted into the example's 800x600 box, in the input's format.
+    expect(body).toMatchObject({ success: true, data: { width: 800, height: 544, format: 'jpg', filename: 'Canon_40D.jpg' } });
   });
 
   /** Per page and viewport: how many CSS pixels wider than the viewport the page is. */

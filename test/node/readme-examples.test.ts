@@ -9,13 +9,29 @@ import { DEMO_ACCOUNTS, startDevServer, type DevServer } from './dev-server';
 
 const run = promisify(execFile);
 
-/** The ```bash blocks of one README section, in order. */
-function bashBlocks(section: string): string[] {
+/** The ```bash blocks of one README section, in order, each with the ```json answer shown right after it, if any. */
+function examples(section: string): { script: string; answer: string | null }[] {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf(`\n## ${section}\n`);
   const end = readme.indexOf('\n## ', start + 1);
   const body = readme.slice(start, end === -1 ? undefined : end);
-  return [...body.matchAll(/```bash\n([\s\S]*?)```/g)].map((match) => match[1].trim());
+  const blocks = [...body.matchAll(/```(bash|json)\n([\s\S]*?)```/g)].map((match) => ({ language: match[1], text: match[2].trim() }));
+  return blocks.flatMap((block, i) =>
+    block.language === 'bash' ? [{ script: block.text, answer: blocks[i + 1]?.language === 'json' ? blocks[i + 1].text : null }] : [],
+  );
+}
+
+const bashBlocks = (section: string) => examples(section).map((example) => example.script);
+
+/** An answer with what differs from call to call (ids, times) replaced by placeholders. */
+function comparable(answer: unknown, url: string): unknown {
+  return JSON.parse(
+    JSON.stringify(answer)
+      .replaceAll(url, 'http://localhost:8787')
+      .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<request id>')
+      .replace(/\b[0-9a-f]{32}\b/g, '<uuid>')
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>'),
+  );
 }
 
 describe('the README, run against npm run dev', () => {
@@ -36,21 +52,28 @@ describe('the README, run against npm run dev', () => {
       maxBuffer: 16 * 1024 * 1024,
     });
 
-  it('has curl examples for every endpoint, and each works as written', async () => {
-    const blocks = bashBlocks('Examples');
-    for (const endpoint of ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/openapi.json', '-o result.png']) {
-      expect(blocks.some((block) => block.includes(endpoint)), endpoint).toBe(true);
+  it('has curl examples for every endpoint, and each works as written and answers what the README shows', async () => {
+    const blocks = examples('Examples');
+    for (const endpoint of ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/openapi.json', '-o result.png', 'Idempotency-Key']) {
+      expect(blocks.some(({ script }) => script.includes(endpoint)), endpoint).toBe(true);
     }
-    for (const block of blocks) {
-      const { stdout } = await shell(block);
-      if (block.includes('-o result.png')) {
+    expect(blocks.filter(({ answer }) => answer !== null).length).toBeGreaterThanOrEqual(3);
+    for (const { script, answer } of blocks) {
+      const { stdout } = await shell(script);
+      if (script.includes('-o result.png')) {
         expect(stdout).toMatch(/^HTTP\/1\.1 200/);
         expect(stdout).toMatch(/content-type: image\/png/i);
         expect(readFileSync(path.join(PROJECT_ROOT, 'result.png')).subarray(1, 4).toString()).toBe('PNG');
-      } else if (!block.includes('Authorization')) {
-        expect(stdout).toMatch(block.includes('openapi.json') ? /"openapi":"3\.1\.0"/ : /"code":"UNAUTHORIZED"/);
-      } else {
-        expect(JSON.parse(stdout), block).toMatchObject({ success: true });
+        continue;
+      }
+      const outputs = stdout.trim().split('\n').map((line) => JSON.parse(line));
+      if (answer !== null) expect(comparable(outputs, server.url), script).toEqual(comparable([JSON.parse(answer)], 'http://localhost:8787'));
+      if (script.includes('openapi.json')) expect(outputs[0].openapi).toBe('3.1.0');
+      else if (!script.includes('Authorization')) expect(outputs[0].error.code).toBe('UNAUTHORIZED');
+      else for (const output of outputs) expect(output, script).toMatchObject({ success: true });
+      if (script.includes('Idempotency-Key')) {
+        expect(outputs).toHaveLength(2);
+        expect(outputs[1].data.uuid).toBe(outputs[0].data.uuid);
       }
     }
   });

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/auth/api-keys';
-import { api, createTestUser, expectFailure, json } from './helpers';
+import { api, clockedClient, createTestUser, expectFailure, json, ManualClock } from './helpers';
 
 describe('API keys', () => {
   it.each([
@@ -23,7 +23,11 @@ describe('API keys', () => {
     await env.DB.prepare('UPDATE api_keys SET revoked_at = ?1 WHERE user_id = ?2').bind(new Date().toISOString(), user.id).run();
     const revoked = await api('/api/v1/me', { key: user.key });
     const unknown = await api('/api/v1/me', { key: user.key.slice(0, -1) + (user.key.endsWith('A') ? 'B' : 'A') });
-    expect(await json(revoked)).toEqual(await json(unknown));
+    const withoutId = async (response: Response) => {
+      const body = await json(response);
+      return { ...body, error: { code: body.error.code, message: body.error.message } };
+    };
+    expect(await withoutId(revoked)).toEqual(await withoutId(unknown));
     expect(revoked.status).toBe(401);
   });
 
@@ -37,8 +41,8 @@ describe('API keys', () => {
 
   it('records when a key was last used', async () => {
     const user = await createTestUser();
-    await api('/api/v1/me', { key: user.key });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The write runs after the answer (waitUntil); this client waits for it.
+    await clockedClient(new ManualClock()).api('/api/v1/me', { key: user.key });
     const row = await env.DB.prepare('SELECT last_used_at FROM api_keys WHERE user_id = ?1').bind(user.id).first<{ last_used_at: string | null }>();
     expect(row?.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
@@ -49,11 +53,12 @@ describe('GET /api/v1/me', () => {
     const user = await createTestUser({ usedToday: 4 });
     const response = await api('/api/v1/me', { key: user.key });
     expect(response.status).toBe(200);
+    expect(response.headers.get('Cache-Control')).toBe('no-store');
     expect(await json(response)).toEqual({
       success: true,
       data: {
         user: { email: user.email, plan: 'free', is_pro: false, subscription_ends_at: null },
-        quota: { is_unlimited: false, daily_used: 4, daily_remaining: 11, daily_max: 15, max_file_size_mb: 10, max_concurrent: 2 },
+        quota: { is_unlimited: false, daily_used: 4, daily_remaining: 11, daily_max: 15, max_file_size_mb: 10, max_file_size_bytes: 10_485_760, max_concurrent: 2 },
         rate_limit: { requests_per_second: 2 },
       },
     });
@@ -65,7 +70,7 @@ describe('GET /api/v1/me', () => {
     const body = await json(await api('/api/v1/me', { key: user.key }));
     expect(body.data).toEqual({
       user: { email: user.email, plan: 'pro', is_pro: true, subscription_ends_at: endsAt },
-      quota: { is_unlimited: true, daily_used: 30, daily_remaining: null, daily_max: null, max_file_size_mb: 50, max_concurrent: 999 },
+      quota: { is_unlimited: true, daily_used: 30, daily_remaining: null, daily_max: null, max_file_size_mb: 50, max_file_size_bytes: 52_428_800, max_concurrent: 999 },
       rate_limit: { requests_per_second: 10 },
     });
   });

@@ -40,6 +40,12 @@ describe('POST /api/v1/crop', () => {
     expect(crop.data).toMatchObject({ width: upright.data.width, height: 10, format: 'jpg' });
   });
 
+  it('keeps the input format when format is empty, as when it is left out', async () => {
+    const user = await createTestUser({ plan: 'pro' });
+    const { data } = await json(await upload('/api/v1/crop', user.key, await encodeImage('png', gradient(10, 10)), { x: '1', y: '1', width: '5', height: '5', format: '' }, 'a.png'));
+    expect(data).toMatchObject({ format: 'png', filename: 'a.png', width: 5, height: 5 });
+  });
+
   it('can change the output format', async () => {
     const user = await createTestUser({ plan: 'pro' });
     const { data } = await json(await upload('/api/v1/crop', user.key, await encodeImage('png', gradient(10, 10)), { x: '1', y: '1', width: '5', height: '5', format: 'webp' }, 'a.png'));

@@ -48,6 +48,43 @@ describe('GET /download/<uuid>/<format>/<filename>', () => {
     expect((await download(result.download_url, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
   });
 
+  it('answers If-Modified-Since with 304 from the Last-Modified it sent, and If-None-Match wins over it', async () => {
+    const result = await makeResult();
+    const first = await download(result.download_url);
+    const lastModified = first.headers.get('Last-Modified')!;
+    expect(new Date(lastModified).toUTCString()).toBe(lastModified);
+    const unchanged = await download(result.download_url, { headers: { 'If-Modified-Since': lastModified } });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.get('ETag')).toBe(first.headers.get('ETag'));
+    expect((await unchanged.arrayBuffer()).byteLength).toBe(0);
+    const older = new Date(Date.parse(lastModified) - 60_000).toUTCString();
+    expect((await download(result.download_url, { headers: { 'If-Modified-Since': older } })).status).toBe(200);
+    // RFC 9110: with If-None-Match present, If-Modified-Since is not looked at.
+    expect((await download(result.download_url, { headers: { 'If-None-Match': '"other"', 'If-Modified-Since': lastModified } })).status).toBe(200);
+    expect((await download(result.download_url, { method: 'HEAD', headers: { 'If-None-Match': first.headers.get('ETag')! } })).status).toBe(304);
+  });
+
+  it('honours a range under If-Range only while the validator names this file', async () => {
+    const result = await makeResult();
+    const whole = await download(result.download_url);
+    const etag = whole.headers.get('ETag')!;
+    const lastModified = whole.headers.get('Last-Modified')!;
+    const bytes = new Uint8Array(await whole.arrayBuffer());
+    const ranged = (ifRange: string) => download(result.download_url, { headers: { Range: 'bytes=0-9', 'If-Range': ifRange } });
+
+    for (const current of [etag, lastModified]) {
+      const partial = await ranged(current);
+      expect(partial.status, current).toBe(206);
+      expect(new Uint8Array(await partial.arrayBuffer())).toEqual(bytes.subarray(0, 10));
+    }
+    for (const stale of ['"another-version"', `W/${etag}`, new Date(Date.parse(lastModified) - 1000).toUTCString(), 'not a date']) {
+      const full = await ranged(stale);
+      expect(full.status, stale).toBe(200);
+      expect(full.headers.has('Content-Range'), stale).toBe(false);
+      expect(new Uint8Array(await full.arrayBuffer())).toEqual(bytes);
+    }
+  });
+
   it('serves byte ranges', async () => {
     const result = await makeResult();
     const whole = new Uint8Array(await (await download(result.download_url)).arrayBuffer());
@@ -59,6 +96,14 @@ describe('GET /download/<uuid>/<format>/<filename>', () => {
     expect(new Uint8Array(await tail.arrayBuffer())).toEqual(whole.subarray(whole.length - 5));
     const open = await download(result.download_url, { headers: { Range: `bytes=${result.size - 3}-` } });
     expect(open.headers.get('Content-Range')).toBe(`bytes ${result.size - 3}-${result.size - 1}/${result.size}`);
+    const clamped = await download(result.download_url, { headers: { Range: `bytes=${result.size - 2}-${result.size + 100}` } });
+    expect(clamped.status).toBe(206);
+    expect(clamped.headers.get('Content-Range')).toBe(`bytes ${result.size - 2}-${result.size - 1}/${result.size}`);
+    for (const ignored of ['bytes=0-1,4-5', 'bytes=9-2', 'lines=1-2']) {
+      const full = await download(result.download_url, { headers: { Range: ignored } });
+      expect(full.status, ignored).toBe(200);
+      expect((await full.arrayBuffer()).byteLength).toBe(result.size);
+    }
     const outside = await download(result.download_url, { headers: { Range: `bytes=${result.size}-` } });
     await expectFailure(outside, 416, 'RANGE_NOT_SATISFIABLE');
     expect(outside.headers.get('Content-Range')).toBe(`bytes */${result.size}`);

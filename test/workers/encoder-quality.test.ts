@@ -7,7 +7,7 @@ import { referenceDecode } from './images';
 /*
  * Speed must never be bought with quality silently: each encoder, at the API's default quality,
  * keeps at least the luma SSIM (against the source, as `npm run bench` measures it) it had when
- * its settings were chosen. Measured on the 1 MP benchmark photo (12 MP figures: README, Performance).
+ * its settings were chosen. Measured on the 1 MP benchmark photo (12 MP figures: docs/performance.md).
  */
 // Measured 2026-11-22: JPEG 0.8657 (the same as progressive mozjpeg: baseline changes only the
 // entropy coding), WebP 0.9607, AVIF 0.9899 (speed 7 at this size); the floors leave a little room.

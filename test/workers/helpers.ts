@@ -1,4 +1,5 @@
-import { env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { createApp } from '../../src/app';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys';
 import { utcDay } from '../../src/db/usage';
 import { createUser, insertApiKey } from '../../src/db/users';
@@ -37,30 +38,54 @@ export async function corpusList(folder: string, pattern = /\.(jpe?g|png|webp|av
   return names.filter((name) => pattern.test(name)).map((name) => `${folder}/${name}`);
 }
 
-export function api(path: string, init: RequestInit & { key?: string } = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
-  return SELF.fetch(`http://api.test${path}`, { ...init, headers });
+type Fetcher = (url: string, init?: RequestInit) => Promise<Response>;
+
+/** Calls through `fetcher` (the Worker's own fetch unless a test brings its own app). */
+export function apiClient(fetcher: Fetcher = (url, init) => SELF.fetch(url, init)) {
+  const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
+    return fetcher(`http://api.test${path}`, { ...init, headers });
+  };
+  /** POSTs a multipart form: `file` plus text fields, like curl -F. */
+  const upload = (path: string, key: string, file: Uint8Array | null, fields: Record<string, string> = {}, filename = 'upload.bin', init: RequestInit = {}) => {
+    const form = new FormData();
+    if (file) form.append('file', new File([file], filename));
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    return api(path, { ...init, method: 'POST', body: form, key });
+  };
+  return { api, upload, fetch: fetcher };
 }
 
-/** POSTs a multipart form: `file` plus text fields, like curl -F. */
-export function upload(
-  path: string,
-  key: string,
-  file: Uint8Array | null,
-  fields: Record<string, string> = {},
-  filename = 'upload.bin',
-): Promise<Response> {
-  const form = new FormData();
-  if (file) form.append('file', new File([file], filename));
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  return api(path, { method: 'POST', body: form, key });
+export const { api, upload } = apiClient();
+
+/** Time that moves only when a test moves it: rate windows and expiry without sleeping. */
+export class ManualClock {
+  constructor(private ms = Date.now()) {}
+  readonly now = () => new Date(this.ms);
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/**
+ * The app on a manual clock, called like `api` and `upload`. Each call also waits for the work
+ * the request left running (waitUntil), so what it writes afterwards is there when the call returns.
+ */
+export function clockedClient(clock: ManualClock) {
+  const app = createApp({ clock: clock.now });
+  return apiClient(async (url, init) => {
+    const ctx = createExecutionContext();
+    const response = await app.request(url, init, env, ctx);
+    await waitOnExecutionContext(ctx);
+    return response;
+  });
 }
 
 export interface Envelope<T = any> {
   success: boolean;
   data: T;
-  error: { code: string; message: string };
+  error: { code: string; message: string; request_id?: string };
 }
 
 export async function json<T = any>(response: Response): Promise<Envelope<T>> {

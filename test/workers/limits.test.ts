@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { releaseConversion, reserveConversion, utcDay } from '../../src/db/usage';
-import { api, createTestUser, expectFailure, json, upload, usedToday } from './helpers';
+import { api, clockedClient, createTestUser, expectFailure, json, ManualClock, upload, usedToday } from './helpers';
 import { encodeImage, gradient } from './images';
 
 const smallPng = () => encodeImage('png', gradient(16, 16));
@@ -9,14 +9,16 @@ const smallPng = () => encodeImage('png', gradient(16, 16));
 describe('daily quota', () => {
   it('refuses the 16th conversion of a Free day with DAILY_LIMIT_REACHED saying 0 remain', async () => {
     const user = await createTestUser({ usedToday: 14 });
+    const clock = new ManualClock();
+    const { api, upload } = clockedClient(clock);
     const fifteenth = await upload('/api/v1/convert', user.key, await smallPng(), { format: 'webp' });
     expect(fifteenth.status).toBe(200);
     expect(fifteenth.headers.get('X-RateLimit-Limit')).toBe('15');
     expect(fifteenth.headers.get('X-RateLimit-Remaining')).toBe('0');
     const reset = Number(fifteenth.headers.get('X-RateLimit-Reset'));
-    expect(reset * 1000).toBe(Date.parse(utcDay(new Date(Date.now() + 86_400_000)) + 'T00:00:00Z'));
+    expect(reset * 1000).toBe(Date.parse(utcDay(new Date(clock.now().getTime() + 86_400_000)) + 'T00:00:00Z'));
 
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // stay inside the 2/s Free rate
+    clock.advance(1000); // stay inside the 2/s Free rate
     const sixteenth = await upload('/api/v1/convert', user.key, await smallPng(), { format: 'webp' });
     const body = await expectFailure(sixteenth, 429, 'DAILY_LIMIT_REACHED');
     expect(body.error.message).toMatch(/\b0 remain/);
@@ -71,9 +73,11 @@ describe('daily quota', () => {
     // Waves of 2 parallel calls, one second apart, so only the quota decides.
     const user = await createTestUser({ usedToday: 12 });
     const png = await smallPng();
+    const clock = new ManualClock();
+    const { upload } = clockedClient(clock);
     let ok = 0;
     for (let wave = 0; wave < 3; wave++) {
-      if (wave > 0) await new Promise((resolve) => setTimeout(resolve, 1050));
+      if (wave > 0) clock.advance(1050);
       const responses = await Promise.all([0, 1].map(() => upload('/api/v1/convert', user.key, png, { format: 'png' })));
       ok += responses.filter((response) => response.status === 200).length;
     }
@@ -88,20 +92,37 @@ describe('request rate', () => {
     ['pro', 10],
   ] as const)('admits at most the %s plan rate of a burst and sets Retry-After on the rest', async (plan, limit) => {
     const user = await createTestUser({ plan });
-    const started = Date.now();
+    const clock = new ManualClock();
+    const { api } = clockedClient(clock);
     const responses = await Promise.all(Array.from({ length: limit + 8 }, () => api('/api/v1/me', { key: user.key })));
-    const windows = 1 + Math.floor((Date.now() - started) / 1000); // a slow machine may spread the burst
     const ok = responses.filter((response) => response.status === 200);
     const refused = responses.filter((response) => response.status === 429);
-    expect(ok.length).toBeGreaterThanOrEqual(limit);
-    expect(ok.length).toBeLessThanOrEqual(limit * windows);
-    expect(ok.length + refused.length).toBe(limit + 8);
+    expect(ok).toHaveLength(limit);
+    expect(refused).toHaveLength(8);
     for (const response of refused) {
       expect((await json(response)).error.code).toBe('RATE_LIMIT_EXCEEDED');
       expect(Number(response.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
     }
-    await new Promise((resolve) => setTimeout(resolve, 1050));
+    clock.advance(1000);
     expect((await api('/api/v1/me', { key: user.key })).status).toBe(200);
+  });
+
+  it('carries the daily quota headers on a processing call refused for its rate', async () => {
+    const user = await createTestUser({ usedToday: 4 });
+    const clock = new ManualClock();
+    const { upload } = clockedClient(clock);
+    const png = await smallPng();
+    for (const remaining of ['10', '9']) {
+      const admitted = await upload('/api/v1/convert', user.key, png, { format: 'png' });
+      expect(admitted.status).toBe(200);
+      expect(admitted.headers.get('X-RateLimit-Remaining')).toBe(remaining);
+    }
+    const refused = await upload('/api/v1/convert', user.key, png, { format: 'png' });
+    await expectFailure(refused, 429, 'RATE_LIMIT_EXCEEDED');
+    expect(refused.headers.get('Retry-After')).toBe('1');
+    expect(refused.headers.get('X-RateLimit-Limit')).toBe('15');
+    expect(refused.headers.get('X-RateLimit-Remaining')).toBe('9');
+    expect(Number(refused.headers.get('X-RateLimit-Reset')) * 1000).toBe(Date.parse(utcDay(new Date(clock.now().getTime() + 86_400_000)) + 'T00:00:00Z'));
   });
 
   it('counts each user separately', async () => {
@@ -113,7 +134,7 @@ describe('request rate', () => {
   it('holds max_concurrent slots per user until each call ends', async () => {
     const user = await createTestUser();
     const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`user:${user.id}`));
-    const wide = { requestsPerSecond: 100, maxConcurrent: 2 };
+    const wide = { requestsPerSecond: 100, maxConcurrent: 2, now: Date.now() };
     const first = await limiter.admit(wide);
     const second = await limiter.admit(wide);
     const third = await limiter.admit(wide);

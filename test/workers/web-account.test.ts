@@ -1,16 +1,20 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, createTestUser, download, expectFailure, json, upload, usedToday } from './helpers';
+import { api, clockedClient, createTestUser, download, expectFailure, json, ManualClock, upload, usedToday } from './helpers';
 import { encodeImage, gradient } from './images';
 import { alertText, decodeEntities, uniqueEmail, WebClient } from './web-client';
 
 const PASSWORD = 'a long enough passphrase';
-// Page and API share the user's 2 requests per second (Free): pause between pairs of calls.
-const nextRateWindow = () => new Promise((resolve) => setTimeout(resolve, 1050));
+/** Page and API share the user's 2 requests per second (Free): tests that make more calls move the clock between pairs of them. */
+function onManualClock() {
+  const clock = new ManualClock();
+  const client = clockedClient(clock);
+  return { ...client, nextRateWindow: () => clock.advance(1050) };
+}
 
-async function signedIn(options: { usedToday?: number } = {}) {
+async function signedIn(options: { usedToday?: number; fetcher?: (url: string, init?: RequestInit) => Promise<Response> } = {}) {
   const owner = await createTestUser({ usedToday: options.usedToday });
-  const browser = new WebClient();
+  const browser = new WebClient(undefined, undefined, options.fetcher);
   expect((await browser.signUp(owner.email, PASSWORD, { api_key: owner.key })).status).toBe(303);
   return { browser, owner };
 }
@@ -32,12 +36,15 @@ async function convertInPage(browser: WebClient, fields: Record<string, string>,
 }
 
 describe('API keys on the account page', () => {
-  it('creates a named key shown exactly once, which then works against the API', async () => {
+  it('creates a named key shown exactly once, on the page the form redirects to, which then works against the API', async () => {
     const { browser, owner } = await signedIn();
     const created = await browser.postForm('/account/keys', { name: 'laptop' });
-    expect(created.status).toBe(201);
-    expect(created.headers.get('Cache-Control')).toBe('no-store');
-    const page = await created.text();
+    expect(created.status).toBe(303);
+    expect(created.headers.get('Location')).toBe('/account#new-key');
+    expect(await created.text()).not.toMatch(/imgk_/);
+    const shown = await browser.get('/account');
+    expect(shown.headers.get('Cache-Control')).toBe('no-store');
+    const page = await shown.text();
     const key = /<code id="new-api-key">(imgk_[0-9A-Za-z]{32})<\/code>/.exec(page)?.[1];
     expect(key).toBeDefined();
     expect(page).toContain('>Copy</button>');
@@ -46,13 +53,48 @@ describe('API keys on the account page', () => {
     expect(me.status).toBe(200);
     expect((await json(me)).data.user.email).toBe(owner.email);
 
-    const later = await (await browser.get('/account')).text();
-    expect(later).not.toContain(key!);
-    expect(later).toContain(`<code>${key!.slice(0, 12)}…</code>`);
-    expect(later).toContain('<td data-label="Name">laptop</td>');
-    // Only the hash is stored.
+    // Reloading the page shows the key no more, and makes no second one.
+    const reloaded = await (await browser.get('/account')).text();
+    expect(reloaded).not.toContain(key!);
+    expect(reloaded).not.toContain('id="new-api-key"');
+    expect(reloaded).toContain(`<code>${key!.slice(0, 12)}…</code>`);
+    expect(reloaded).toContain('<td data-label="Name">laptop</td>');
+    expect(await liveKeyNames(owner.id)).toEqual(['test', 'laptop']);
+    // Neither the key nor anything that opens it alone is stored: its hash, and nothing waiting to be shown.
     const stored = await env.DB.prepare('SELECT key_hash FROM api_keys WHERE name = ?1 AND user_id = ?2').bind('laptop', owner.id).first<{ key_hash: string }>();
     expect(stored?.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM key_reveals').first<{ n: number }>()).toEqual({ n: 0 });
+  });
+
+  it('keeps the waiting key sealed: the stored copy is ciphertext, and the cookie alone or another session cannot open it', async () => {
+    const { browser, owner } = await signedIn();
+    await browser.postForm('/account/keys', { name: 'sealed' });
+    const sealed = await env.DB.prepare('SELECT r.sealed FROM key_reveals r JOIN sessions s ON s.id_hash = r.session_id_hash WHERE s.user_id = ?1').bind(owner.id).first<{ sealed: string }>();
+    expect(sealed?.sealed).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(atob(sealed!.sealed)).not.toMatch(/imgk_/);
+    const revealCookie = [...browser.cookies].find(([name]) => name.endsWith('key_reveal'));
+    expect(revealCookie).toBeDefined();
+    expect(revealCookie![1]).not.toMatch(/imgk_/);
+
+    // The same user signed in elsewhere, holding the cookie but not the session, sees no key.
+    const elsewhere = new WebClient();
+    expect((await elsewhere.logIn(owner.email, PASSWORD)).status).toBe(303);
+    elsewhere.cookies.set(revealCookie![0], revealCookie![1]);
+    expect(await (await elsewhere.get('/account')).text()).not.toContain('id="new-api-key"');
+    // The creating browser still gets it once.
+    expect(await (await browser.get('/account')).text()).toContain('id="new-api-key"');
+  });
+
+  it('never lets parallel creations pass the 25-key cap', async () => {
+    const { browser, owner } = await signedIn(); // one key already
+    const token = await browser.csrfToken('/account');
+    const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => browser.postForm('/account/keys', { name: `parallel ${i}` }, { token })));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 303)).toHaveLength(24);
+    expect(statuses.filter((status) => status === 422)).toHaveLength(16);
+    expect(await liveKeyNames(owner.id)).toHaveLength(25);
+    const refused = await responses.find((response) => response.status === 422)!.text();
+    expect(alertText(refused)).toBe('You have 25 keys: revoke one before creating another.');
   });
 
   it('revokes a key so that it stops working at once', async () => {
@@ -143,10 +185,11 @@ describe('the converter spends the same quota as the API', () => {
   });
 
   it('refuses the 16th conversion of the day in the page and through the API alike', async () => {
-    const { browser, owner } = await signedIn({ usedToday: 14 });
+    const { upload, fetch, nextRateWindow } = onManualClock();
+    const { browser, owner } = await signedIn({ usedToday: 14, fetcher: fetch });
     const png = await encodeImage('png', gradient(16, 16));
     expect((await convertInPage(browser, { width: '8' }, png, 'resize')).status).toBe(200);
-    await nextRateWindow();
+    nextRateWindow();
     const inPage = await expectFailure(await convertInPage(browser, { format: 'jpg' }, png), 429, 'DAILY_LIMIT_REACHED');
     const viaApi = await expectFailure(await upload('/api/v1/convert', owner.key, png, { format: 'jpg' }), 429, 'DAILY_LIMIT_REACHED');
     expect(inPage.error.message).toBe(viaApi.error.message);
@@ -154,14 +197,15 @@ describe('the converter spends the same quota as the API', () => {
   });
 
   it('answers the same errors as the API and spends nothing on them', async () => {
-    const { browser, owner } = await signedIn();
+    const { upload, fetch, nextRateWindow } = onManualClock();
+    const { browser, owner } = await signedIn({ fetcher: fetch });
     const notAnImage = new TextEncoder().encode('GIF89a this is not one of the four formats');
     const unsupported = await expectFailure(await convertInPage(browser, { format: 'png' }, notAnImage), 422, 'UNSUPPORTED_FORMAT');
     const sameViaApi = await expectFailure(await upload('/api/v1/convert', owner.key, notAnImage, { format: 'png' }), 422, 'UNSUPPORTED_FORMAT');
     expect(unsupported.error.message).toBe(sameViaApi.error.message);
-    await nextRateWindow();
+    nextRateWindow();
     const tooLarge = await expectFailure(await convertInPage(browser, { format: 'png' }, new Uint8Array(10 * 1024 * 1024 + 1)), 422, 'FILE_TOO_LARGE');
-    expect(tooLarge.error.message).toBe('The file is larger than the 10 MB your plan allows.');
+    expect(tooLarge.error.message).toBe('The file is larger than the 10 MB (10,485,760 bytes) your plan allows.');
     expect(await usedToday(owner.id)).toBe(0);
   });
 
@@ -232,7 +276,9 @@ describe('pages', () => {
 
   it('escapes what users typed', async () => {
     const { browser } = await signedIn();
-    const created = await (await browser.postForm('/account/keys', { name: '<img src=x onerror=alert(1)>' })).text();
+    await browser.postForm('/account/keys', { name: '<img src=x onerror=alert(1)>' });
+    const created = await (await browser.get('/account')).text();
+    expect(created).toContain('id="new-api-key"');
     expect(created).not.toContain('<img src=x');
     expect(created).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });

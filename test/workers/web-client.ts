@@ -11,13 +11,15 @@ export class WebClient {
     readonly origin = 'http://api.test',
     /** The client address the Worker sees (CF-Connecting-IP); each client its own by default, so throttles don't leak between tests. */
     readonly address = `198.51.100.${Math.floor(Math.random() * 254) + 1}-${crypto.randomUUID().slice(0, 4)}`,
+    /** The Worker's own fetch, or a test's app (clockedClient) to move time by hand. */
+    private readonly fetcher: (url: string, init?: RequestInit) => Promise<Response> = (url, init) => SELF.fetch(url, init),
   ) {}
 
   async request(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     headers.set('CF-Connecting-IP', this.address);
     if (this.cookies.size > 0 && !headers.has('Cookie')) headers.set('Cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await SELF.fetch(this.origin + path, { ...init, headers, redirect: 'manual' });
+    const response = await this.fetcher(this.origin + path, { ...init, headers, redirect: 'manual' });
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';');
       const [name, value] = [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1).trim()];

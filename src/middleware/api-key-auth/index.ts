@@ -17,7 +17,7 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   const owner = await findUserByKeyHash(c.env.DB, await hashApiKey(match[1]));
   if (!owner) throw unauthorized();
 
-  const now = new Date();
+  const now = c.get('clock')();
   c.set('account', toAccount(owner, now));
   const lastUsed = owner.key_last_used_at ? Date.parse(owner.key_last_used_at) : 0;
   if (now.getTime() - lastUsed >= TOUCH_INTERVAL_MS) c.executionCtx.waitUntil(touchApiKey(c.env.DB, owner.key_id, now));

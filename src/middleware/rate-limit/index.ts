@@ -14,6 +14,7 @@ export function rateLimit(options: { holdsSlot: boolean }) {
     const admission = await limiter.admit({
       requestsPerSecond: limits.requestsPerSecond,
       maxConcurrent: options.holdsSlot ? limits.maxConcurrent : null,
+      now: c.get('clock')().getTime(),
     });
     if (!admission.admitted) {
       const message =

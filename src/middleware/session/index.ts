@@ -12,7 +12,7 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 /** Reads the session cookie; sets `session` (null when signed out) and, when signed in, `account`. */
 export const loadSession = createMiddleware<AppEnv>(async (c, next) => {
   const id = sessionCookie.read(c);
-  const now = new Date();
+  const now = c.get('clock')();
   const idHash = id && SESSION_ID.test(id) ? await sha256Hex(id) : null;
   const row = idHash ? await findLiveSession(c.env.DB, idHash, now) : null;
   if (row && idHash) {

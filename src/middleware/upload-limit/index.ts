@@ -2,13 +2,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../../env';
 import { AppError } from '../../errors';
-import { MEGABYTE } from '../../plans';
+import { groupedDigits, MEGABYTE } from '../../plans';
 
 // Room for the multipart boundaries and the small text fields around the file.
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 export function fileTooLarge(maxFileSizeMb: number): AppError {
-  return new AppError('FILE_TOO_LARGE', `The file is larger than the ${maxFileSizeMb} MB your plan allows.`);
+  return new AppError('FILE_TOO_LARGE', `The file is larger than the ${maxFileSizeMb} MB (${groupedDigits(maxFileSizeMb * MEGABYTE)} bytes) your plan allows.`);
 }
 
 /**
@@ -17,6 +17,9 @@ export function fileTooLarge(maxFileSizeMb: number): AppError {
  * exactly once the form is parsed.
  */
 export const uploadLimit = createMiddleware<AppEnv>(async (c, next) => {
+  // A call with an Idempotency-Key has its body checked (and read) earlier, once.
+  if (c.get('uploadChecked')) return next();
+  c.set('uploadChecked', true);
   const { maxFileSizeMb } = c.get('account').limits;
   const limiter = bodyLimit({
     maxSize: maxFileSizeMb * MEGABYTE + FORM_OVERHEAD_BYTES,

@@ -50,9 +50,9 @@ function Summary({ summary }: { summary: AccountSummary }) {
 
 function NewKey({ name, apiKey }: { name: string; apiKey: string }) {
   return (
-    <div class="new-key" role="status">
+    <div class="new-key" id="new-key" role="status">
       <p>
-        <strong>Your new API key “{name}”.</strong> Copy it now: it is shown only this once.
+        <strong>Your new API key “{name}”.</strong> Copy it now: it is shown only this once, and not again when you reload this page.
       </p>
       <p class="key-line">
         <code id="new-api-key">{apiKey}</code>
@@ -93,7 +93,7 @@ function KeyTable({ keys, csrfToken }: { keys: ApiKeyRow[]; csrfToken: string })
                 <form method="post" action={`/account/keys/${key.id}/revoke`}>
                   <CsrfField token={csrfToken} />
                   <button type="submit" class="danger">
-                    Revoke
+                    Revoke<span class="visually-hidden"> key “{key.name}”</span>
                   </button>
                 </form>
               </td>

@@ -1,22 +1,49 @@
 import type { AccountSummary } from '../../account';
+import { dailyLimitMessage } from '../../middleware/daily-quota';
+import { groupedDigits } from '../../plans';
 import { Field, hintId, Layout, type PageFrame } from '../layout';
 
 function QuotaLine({ quota }: { quota: AccountSummary['quota'] }) {
   return (
-    <p class="hint">
-      {quota.is_unlimited ? (
-        'Unlimited conversions on your plan.'
-      ) : (
-        <>
-          <span id="quota-remaining">{quota.daily_remaining}</span> of {quota.daily_max} conversions left today (shared with your API keys).
-        </>
-      )}{' '}
-      Files up to {quota.max_file_size_mb} MB.
-    </p>
+    <>
+      <p class="hint">
+        {quota.is_unlimited ? (
+          'Unlimited conversions on your plan.'
+        ) : (
+          <>
+            <span id="quota-remaining">{quota.daily_remaining}</span> of {quota.daily_max} conversions left today (shared with your API keys).
+          </>
+        )}{' '}
+        Files up to {quota.max_file_size_mb} MB ({groupedDigits(quota.max_file_size_bytes)} bytes).
+      </p>
+      {quota.daily_max === null ? null : (
+        // A status, not an alert: it is news when it appears after a conversion, not an error of that conversion.
+        <p id="quota-exhausted" class="notice error" role="status" hidden={quota.daily_remaining !== 0}>
+          {dailyLimitMessage(quota.daily_max)}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The chosen image: its facts, a preview, and on it the crop region, which can be drawn with the pointer. */
+function ChosenImage() {
+  return (
+    <div id="chosen" class="chosen" hidden>
+      <p id="image-facts" class="image-facts" role="status" />
+      <div id="preview" class="preview">
+        <img id="preview-image" alt="Preview of the chosen image" />
+        <div id="crop-box" class="crop-box" hidden />
+      </div>
+      <p id="crop-hint" class="hint" hidden>
+        Drag across the image to choose the crop region; the numbers below follow, and the box follows the numbers.
+      </p>
+    </div>
   );
 }
 
 export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: AccountSummary }) {
+  const { quota } = summary;
   return (
     <Layout
       title="Converter"
@@ -29,16 +56,24 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
       }
     >
       <h1>Converter</h1>
-      <QuotaLine quota={summary.quota} />
+      <QuotaLine quota={quota} />
       <noscript>
         <p class="notice error">The converter needs JavaScript. The same operations are available through the API.</p>
       </noscript>
-      <form id="converter" class="stack" data-max-bytes={summary.quota.max_file_size_mb * 1024 * 1024}>
+      <form
+        id="converter"
+        class="stack"
+        data-max-bytes={quota.max_file_size_bytes}
+        data-max-mb={quota.max_file_size_mb}
+        data-remaining={quota.daily_remaining ?? ''}
+        data-limit-message={quota.daily_max === null ? '' : dailyLimitMessage(quota.daily_max)}
+      >
         <div class="drop-zone" id="drop-zone">
           <Field label="Image" id="image" hint="JPEG, PNG, WebP or AVIF. Choose a file or drop it here.">
             <input id="image" aria-describedby={hintId('image')} type="file" name="file" accept="image/jpeg,image/png,image/webp,image/avif,.jpg,.jpeg,.png,.webp,.avif" required />
           </Field>
         </div>
+        <ChosenImage />
         <div class="row">
           <Field label="Operation" id="operation">
             <select id="operation" name="operation">
@@ -48,8 +83,8 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
               <option value="remove-metadata">Remove metadata</option>
             </select>
           </Field>
-          <Field label="Format" id="format">
-            <select id="format" name="format">
+          <Field label="Format" id="format" hint="Crop, resize and remove metadata keep the input's format unless you choose one.">
+            <select id="format" name="format" aria-describedby={hintId('format')}>
               <option value="">Same as input</option>
               <option value="webp" selected>
                 WebP

@@ -1,7 +1,8 @@
 import { PLANS } from '../../plans';
 import { Layout, SERVICE_NAME, type PageFrame } from '../layout';
 
-export function HomePage({ frame }: { frame: PageFrame }) {
+/** `origin`: where this page was served from, so the example can be pasted as it is. */
+export function HomePage({ frame, origin }: { frame: PageFrame; origin: string }) {
   const free = PLANS.free;
   const pro = PLANS.pro;
   return (
@@ -41,7 +42,7 @@ export function HomePage({ frame }: { frame: PageFrame }) {
         <pre class="example">
           <code>{`curl -H "Authorization: Bearer $API_KEY" \\
   -F file=@photo.jpg -F format=webp \\
-  ${'https://<this host>'}/api/v1/convert`}</code>
+  ${origin}/api/v1/convert`}</code>
         </pre>
       </section>
       <section>

@@ -1,0 +1,111 @@
+import type { Context, Next } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey, type HeldClaim } from '../../db/idempotency';
+import type { AppEnv } from '../../env';
+import { AppError, invalidParameter } from '../../errors';
+import { toHex } from '../../hex';
+import { formContentType } from '../form-content-type';
+import { uploadLimit } from '../upload-limit';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+// Visible ASCII, as the IETF draft's sf-string allows, and short enough for a D1 key.
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+// A call that holds a key longer than this is taken to have died (a Worker's CPU limit is 5 minutes at most).
+const CLAIM_LIFETIME_MS = 5 * 60_000;
+
+async function sha256OfStream(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const digest = new crypto.DigestStream('SHA-256');
+  await stream.pipeTo(digest);
+  return toHex(new Uint8Array(await digest.digest));
+}
+
+/**
+ * What makes two calls "the same request": the operation, every text field and the file's name
+ * and bytes. Not the raw body: a retrying client may choose another multipart boundary.
+ */
+async function fingerprint(c: Context<AppEnv>): Promise<string | null> {
+  const contentType = c.req.header('Content-Type') ?? '';
+  if (!/^multipart\/form-data/i.test(contentType)) return null;
+  let form: FormData;
+  try {
+    form = await new Response(await c.req.arrayBuffer(), { headers: { 'Content-Type': contentType } }).formData();
+  } catch {
+    return null; // the validator refuses it with its own words
+  }
+  // The validator reads the form from here instead of parsing the body again.
+  c.req.bodyCache.formData = form;
+  const parts: string[][] = [];
+  for (const [name, value] of form) {
+    parts.push(typeof value === 'string' ? [name, 'text', value] : [name, 'file', value.name, String(value.size), await sha256OfStream(value.stream())]);
+  }
+  parts.sort((a, b) => (a.join('\0') < b.join('\0') ? -1 : 1));
+  const canonical = JSON.stringify({ operation: c.req.path.split('/').pop(), parts });
+  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonical))));
+}
+
+const reused = () =>
+  new AppError(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was already used for a different request (another operation, file or parameters). Use a new key for a new request.',
+  );
+
+async function runUnderClaim(c: Context<AppEnv>, next: Next, key: string): Promise<void> {
+  const print = await fingerprint(c);
+  if (print === null) return next();
+  const { userId } = c.get('account');
+  const now = c.get('clock')();
+  const claim = await claimIdempotencyKey(c.env.DB, { userId, key, fingerprint: print, now, claimExpiresAt: new Date(now.getTime() + CLAIM_LIFETIME_MS) });
+
+  if (claim.kind !== 'claimed') {
+    if (claim.fingerprint !== print) throw reused();
+    if (claim.kind === 'running') {
+      throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry in a moment to get its result.', undefined, {
+        'Retry-After': '1',
+      });
+    }
+    c.get('facts').idempotentReplay = true;
+    c.res = c.body(claim.response, 200, { 'Content-Type': 'application/json', [REPLAYED_HEADER]: 'true' });
+    return;
+  }
+
+  const held: HeldClaim = { userId, key, claimedAt: claim.claimedAt };
+  const signal = c.get('clientSignal');
+  // Like the daily quota: a failed or abandoned call gives the key back, also when a disconnect cancels this request's promises.
+  let released: Promise<void> | null = null;
+  const release = () => (released ??= releaseIdempotencyKey(c.env.DB, held));
+  const onAbort = () => c.executionCtx.waitUntil(release());
+  signal.addEventListener('abort', onAbort);
+  try {
+    await next();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (c.res.status !== 200 || signal.aborted) {
+    c.executionCtx.waitUntil(release());
+    await release();
+    return;
+  }
+  const answer = await c.res.clone().text();
+  const expiresAt = Date.parse((JSON.parse(answer) as { data: { expires_at: string } }).data.expires_at);
+  await recordIdempotentAnswer(c.env.DB, held, answer, new Date(expiresAt));
+}
+
+/**
+ * `Idempotency-Key` on processing calls (Stripe's scheme, the IETF draft's status codes): the
+ * first call with a key runs and its answer is kept for as long as its result; a repeat of the
+ * same request gets that answer again (same uuid, no second conversion, no quota), marked
+ * `Idempotent-Replayed: true`. The same key with another request is refused (422), and so is a
+ * repeat while the first is still running (409, Retry-After: 1). Failed calls keep nothing, so a
+ * retry after an error runs afresh. A keyed call reads its upload before the daily quota is
+ * checked (it may be a replay), so its size is checked here first.
+ */
+export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.header(IDEMPOTENCY_HEADER);
+  if (key === undefined) return next();
+  if (!KEY_SHAPE.test(key)) throw invalidParameter(IDEMPOTENCY_HEADER, 'must be 1 to 255 visible ASCII characters, such as a UUID');
+  await uploadLimit(c, async () => {
+    await formContentType(c, () => runUnderClaim(c, next, key));
+  });
+});
