@@ -10,6 +10,7 @@ import {
   checkEssentialProperties, findProperty, isAlphaAuxiliary, isAlphaUrn, readAv1Config, readCleanAperture, readIspe, readNclx,
   type Av1Config, type Nclx, type PropertyLink,
 } from './properties';
+import type { SequenceHeader } from './sequence-header';
 import { readTracks, type TrackFrame } from './tracks';
 
 export interface ByteRange {
@@ -45,6 +46,8 @@ export interface AvifLayer {
   tiles: Av1Image[];
   /** The first tile's av1C (a hint: the decoder takes the format from the AV1 stream). */
   config: Av1Config;
+  /** The first tile's AV1 sequence header, once verifyAvifContainer has read it (null: not found in its head). */
+  sequence?: SequenceHeader | null;
 }
 
 /** What decoding an AVIF file takes, read from its container alone. */

@@ -1,7 +1,7 @@
 import type { Region } from '../operations';
 import type { Band, DecodeOptions, RowDecoder, RowSource } from '../rows';
 import type { AvifContainer } from './container';
-import { Dav1dCodec, LAYOUT_I400 } from './dav1d';
+import { Dav1dCodec, LAYOUT_I400, type Samples } from './dav1d';
 import { openLayerRows, type LayerRows } from './layer-rows';
 import { verifyAvifContainer } from './verify';
 import { AlphaTable, YuvToRgb, type ChromaUpsampling, type RowSamples } from './yuv-to-rgb';
@@ -127,12 +127,18 @@ class AvifRows implements RowSource {
     const { conversion, samples, color } = this;
     const { x, width } = this.region;
     const imageWidth = color.format.width;
-    const luma = color.row(0, y);
-    samples.y = luma.samples;
-    samples.yAt = luma.at;
-    if (conversion.mode !== 'mono') {
+    // Rows are asked for in the order they lie in the file (the chroma row above, luma, the chroma
+    // row below): a grid then never needs a row of tiles it has already released.
+    if (conversion.mode === 'mono') {
+      this.setLuma(y);
+    } else {
       const [c0, c1] = conversion.chromaRows(y, color.format.height);
-      this.setChroma(c0, c1);
+      const above = c1 < c0 ? this.chromaRow(c1) : null;
+      const nearest = this.chromaRow(c0);
+      this.setLuma(y);
+      const neighbour = above ?? (c1 > c0 ? this.chromaRow(c1) : nearest);
+      [samples.u0, samples.u0At, samples.v0, samples.v0At] = nearest;
+      [samples.u1, samples.u1At, samples.v1, samples.v1At] = neighbour;
     }
     const alpha = this.alphaRows && this.alphaRows.row(0, y);
     if (this.premultiplied && alpha) {
@@ -150,20 +156,16 @@ class AvifRows implements RowSource {
     }
   }
 
-  private setChroma(c0: number, c1: number): void {
-    const s = this.samples;
-    const u0 = this.color.row(1, c0);
-    s.u0 = u0.samples;
-    s.u0At = u0.at;
-    const v0 = this.color.row(2, c0);
-    s.v0 = v0.samples;
-    s.v0At = v0.at;
-    const u1 = c1 === c0 ? u0 : this.color.row(1, c1);
-    s.u1 = u1.samples;
-    s.u1At = u1.at;
-    const v1 = c1 === c0 ? v0 : this.color.row(2, c1);
-    s.v1 = v1.samples;
-    s.v1At = v1.at;
+  private setLuma(y: number): void {
+    const luma = this.color.row(0, y);
+    this.samples.y = luma.samples;
+    this.samples.yAt = luma.at;
+  }
+
+  private chromaRow(row: number): [Samples, number, Samples, number] {
+    const u = this.color.row(1, row);
+    const v = this.color.row(2, row);
+    return [u.samples, u.at, v.samples, v.at];
   }
 
   heldBytes(): number {

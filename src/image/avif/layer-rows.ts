@@ -89,6 +89,8 @@ class GridRows implements LayerRows {
   private readonly assembled: { y: number; row: Samples }[][] = [[], [], []];
   private subsampleX = 0;
   private subsampleY = 0;
+  /** Rows of tiles decoded so far (a row decoded twice counts twice). */
+  decodedRows = 0;
 
   constructor(
     private readonly codec: Dav1dCodec,
@@ -101,19 +103,33 @@ class GridRows implements LayerRows {
     this.tiles(Math.floor(Math.max(0, firstRow - 1) / this.grid.tileHeight));
   }
 
-  /** The pictures of tile row `index`, decoded on first use. */
+  /**
+   * The pictures of tile row `index`, decoded on first use. Rows of tiles above it are released
+   * first: the rows they still serve are already assembled (see `row`), so only one row of tiles is
+   * held at a time.
+   */
   private tiles(index: number): DecodedPicture[] {
     let pictures = this.tileRows.get(index);
     if (pictures) return pictures;
+    for (const above of this.tileRows.keys()) if (above < index) this.release(above);
     pictures = [];
+    this.tileRows.set(index, pictures);
     for (let column = 0; column < this.grid.columns; column++) {
       const picture = this.spare.pop() ?? this.codec.createPicture();
       pictures.push(picture);
-      this.tileRows.set(index, pictures);
       const image = this.layer.tiles[index * this.grid.columns + column];
       this.checkFormat(decodeImage(this.codec, this.file, image, picture, `${this.what} grid tile`));
     }
+    this.decodedRows++;
     return pictures;
+  }
+
+  private release(index: number): void {
+    for (const picture of this.tileRows.get(index) ?? []) {
+      picture.release();
+      this.spare.push(picture);
+    }
+    this.tileRows.delete(index);
   }
 
   /** Every tile must decode to the first tile's format; subsampled planes need even tile sizes. */
@@ -159,16 +175,8 @@ class GridRows implements LayerRows {
 
   dropBefore(y: number): void {
     // Output row y may still read the chroma row above it, in the previous row of tiles.
-    const neededLuma = Math.max(0, y - 1 - (y & 1));
-    const first = Math.floor(neededLuma / this.grid.tileHeight);
-    for (const [index, pictures] of this.tileRows) {
-      if (index >= first) continue;
-      for (const picture of pictures) {
-        picture.release();
-        this.spare.push(picture);
-      }
-      this.tileRows.delete(index);
-    }
+    const first = Math.floor(Math.max(0, y - 2) / this.grid.tileHeight);
+    for (const index of this.tileRows.keys()) if (index < first) this.release(index);
   }
 
   heldBytes(): number {

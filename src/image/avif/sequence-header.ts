@@ -14,6 +14,8 @@ export interface SequenceHeader {
   transfer: number;
   matrix: number;
   fullRange: boolean;
+  /** Frames may carry film grain, which dav1d applies into a second picture. */
+  filmGrain: boolean;
 }
 
 const OBU_SEQUENCE_HEADER = 1;
@@ -109,7 +111,8 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
     if (orderHint) bits.read(3); // order_hint_bits_minus_1
   }
   bits.read(3); // enable_superres, enable_cdef, enable_restoration
-  return { profile, maxWidth, maxHeight, ...colorConfig(bits, profile) };
+  const color = colorConfig(bits, profile);
+  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag() };
 }
 
 /** color_config() (AV1 spec 5.5.2). */
@@ -124,6 +127,7 @@ function colorConfig(bits: BitReader, profile: number) {
   let fullRange: boolean;
   if (monochrome) {
     fullRange = bits.flag();
+    return { bitDepth, monochrome, subsamplingX, subsamplingY, primaries, transfer, matrix, fullRange };
   } else if (primaries === 1 && transfer === 13 && matrix === 0) {
     fullRange = true;
     subsamplingX = subsamplingY = 0;
@@ -139,7 +143,9 @@ function colorConfig(bits: BitReader, profile: number) {
         subsamplingY = 0;
       }
     }
+    if (subsamplingX && subsamplingY) bits.read(2); // chroma_sample_position
   }
+  bits.read(1); // separate_uv_delta_q
   return { bitDepth, monochrome, subsamplingX, subsamplingY, primaries, transfer, matrix, fullRange };
 }
 

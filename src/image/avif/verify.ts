@@ -22,12 +22,17 @@ const HEAD_BYTES = 4096;
 export function verifyAvifContainer(bytes: Uint8Array): AvifContainer {
   const container = parseAvifContainer(bytes);
   for (const layer of [container.color, container.alpha]) {
-    for (const image of layer?.tiles ?? []) verifyAv1Image(bytes, image);
+    if (!layer) continue;
+    layer.tiles.forEach((image, index) => {
+      const sequence = verifyAv1Image(bytes, image);
+      if (index === 0) layer.sequence = sequence;
+    });
   }
   return container;
 }
 
-function verifyAv1Image(bytes: Uint8Array, image: Av1Image): void {
+/** Checks an image's AV1 sequence headers; returns the one in its data (null when its head holds none). */
+function verifyAv1Image(bytes: Uint8Array, image: Av1Image): SequenceHeader | null {
   const head = imageHead(bytes, image);
   const fromData = readSequenceHeader(head);
   if (!fromData && head.length === image.byteLength) throw damaged(`avif: image ${image.id} has no AV1 sequence header`);
@@ -35,6 +40,7 @@ function verifyAv1Image(bytes: Uint8Array, image: Av1Image): void {
   const { start, end } = image.config.obus;
   const fromConfig = end > start ? readSequenceHeader(bytes.subarray(start, end)) : null;
   if (fromConfig) checkSequence(image, 'av1C', fromConfig);
+  return fromData;
 }
 
 function checkSequence(image: Av1Image, where: string, sequence: SequenceHeader): void {
