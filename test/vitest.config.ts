@@ -36,6 +36,19 @@ const iccAsArrayBuffer = {
   },
 };
 
+/**
+ * Node-side twin of wrangler's CompiledWasm rule: a static .wasm import is a compiled
+ * WebAssembly.Module (the browser tests run the service's own encoders in Node).
+ */
+const wasmAsModule = {
+  name: 'wasm-as-module',
+  enforce: 'pre' as const,
+  load(id: string) {
+    if (!id.endsWith('.wasm')) return null;
+    return `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(id)}));`;
+  },
+};
+
 /** A project of tests inside workerd, with the Worker's bindings and the test file servers. */
 function workersProject(test: { name: string; include: string[]; exclude?: string[]; isolate?: boolean }) {
   return {
@@ -68,7 +81,8 @@ export default defineConfig({
       // workerd runs them all instead of one per file, which saves ~1 s of start-up per file.
       workersProject({ name: 'image', include: ['src/image/**/*.test.ts'], isolate: false }),
       {
-        plugins: [iccAsArrayBuffer],
+        // wasmAsModule: the fuzz suite drives the AVIF decoder's dav1d build in Node.
+        plugins: [iccAsArrayBuffer, wasmAsModule],
         test: {
           name: 'node',
           root,
