@@ -10,7 +10,7 @@ import { AVIF_LIMITS, tooMany } from './limits';
 export function childBoxes(bytes: Uint8Array, parent: { type?: string; body: number; end: number }, skip = 0, limit: number = AVIF_LIMITS.childrenPerBox): IsoBox[] {
   const children: IsoBox[] = [];
   for (const box of isoBoxes(bytes, parent.body + skip, parent.end)) {
-    if (children.length === limit) throw tooMany(`boxes in one ${parent.type ?? 'file'}`, children.length + 1, limit);
+    if (children.length === limit) throw tooMany(`boxes in one ${parent.type ?? 'file'}`, null, limit);
     children.push(box);
   }
   return children;

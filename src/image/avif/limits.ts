@@ -23,12 +23,16 @@ export const AVIF_LIMITS = {
   sampleEntries: 32,
 } as const;
 
-/** The refusal of a file that declares more of something than any real AVIF file does. */
-export function tooMany(what: string, count: number, limit: number): AppError {
+/**
+ * The refusal of a file that has more of something than any real AVIF file: `count` as declared,
+ * or null when the walk stopped at the first one over the limit.
+ */
+export function tooMany(what: string, count: number | null, limit: number): AppError {
+  const amount = count === null ? `more than ${limit.toLocaleString('en-US')}` : count.toLocaleString('en-US');
   return new AppError(
     'UNSUPPORTED_FORMAT',
-    `The AVIF file declares ${count.toLocaleString('en-US')} ${what}; at most ${limit.toLocaleString('en-US')} are accepted (no camera or encoder makes such files).`,
-    `avif: ${count} ${what} > ${limit}`,
+    `The AVIF file declares ${amount} ${what}; at most ${limit.toLocaleString('en-US')} are accepted (no camera or encoder makes such files).`,
+    `avif: ${amount} ${what} > ${limit}`,
   );
 }
 
