@@ -139,7 +139,7 @@ describe('the AVIF container as the decoder reads it', () => {
     const tile = await fox();
     const lying = buildAvif({ primary: 1, items: [{ ...av01Item(1, tile), properties: [ispe(1204, 640), tile.av1C] }] });
     expect(parseAvifContainer(lying).size, 'the container alone cannot tell').toEqual({ width: 1204, height: 640 });
-    expect(detailOf(() => verifyAvifContainer(lying))).toMatch(/AV1 frames of up to 1204x800 do not match its declared 1204x640/);
+    expect(detailOf(() => verifyAvifContainer(lying))).toMatch(/AV1 max frame 1204x800 is larger than its ispe 1204x640/);
     const noHeader = buildAvif({ primary: 1, items: [{ ...av01Item(1, tile), data: new Uint8Array([0x12, 0x00]) }] });
     expect(detailOf(() => verifyAvifContainer(noHeader))).toMatch(/has no AV1 sequence header/);
   });

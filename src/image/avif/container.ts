@@ -25,8 +25,10 @@ export interface Av1Image {
   /** Its data: these ranges of the file, joined. */
   ranges: ByteRange[];
   byteLength: number;
-  /** The size its frame must decode to (ispe, or the sample entry's size). */
+  /** The size its frame must decode to, */
   size: Dimensions;
+  /** declared by its ispe, or by the track's sample entry. */
+  sizeFrom: 'ispe' | 'sample entry';
   config: Av1Config;
 }
 
@@ -123,7 +125,7 @@ function readAv1Item(bytes: Uint8Array, index: MetaIndex, item: MetaItem): Av1Im
   if (!av1C) throw damaged(`avif: item ${item.id} has no av1C`);
   const config = readAv1Config(bytes, av1C);
   const ranges = itemRanges(bytes, index, item);
-  return { id: item.id, ranges, byteLength: ranges.reduce((sum, range) => sum + range.end - range.start, 0), size: readIspe(bytes, ispe), config };
+  return { id: item.id, ranges, byteLength: ranges.reduce((sum, range) => sum + range.end - range.start, 0), size: readIspe(bytes, ispe), sizeFrom: 'ispe', config };
 }
 
 /**
@@ -204,7 +206,7 @@ function trackLayer(bytes: Uint8Array, track: TrackFrame): AvifLayer {
   const av1C = findProperty(track.properties, 'av1C');
   if (!av1C) throw damaged(`avif: track ${track.trackId} has no av1C`);
   const config = readAv1Config(bytes, av1C);
-  const image: Av1Image = { id: track.trackId, ranges: [track.range], byteLength: track.range.end - track.range.start, size: track.size, config };
+  const image: Av1Image = { id: track.trackId, ranges: [track.range], byteLength: track.range.end - track.range.start, size: track.size, sizeFrom: 'sample entry', config };
   return { size: track.size, grid: null, tiles: [image], config };
 }
 

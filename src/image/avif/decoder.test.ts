@@ -274,7 +274,7 @@ describe('the AVIF band decoder', () => {
     const missing = gridOf(fox8, 1, 2, [av01Item(10, fox8), { ...av01Item(11, fox8), id: 12 }], [10, 11]).file;
     expect(String((await refusal(missing)).detail)).toMatch(/tile 11 is not an av01 item/);
     const wrongData = gridOf(fox8, 1, 2, [av01Item(10, fox8), { ...av01Item(11, fox8), data: av1ItemOf(await corpus(FOX_ODD)).data }]).file;
-    expect(String((await refusal(wrongData)).detail)).toMatch(/frames of up to 1203x799 do not match its declared 1204x800/);
+    expect(String((await refusal(wrongData)).detail)).toMatch(/AV1 max frame 1203x799 is smaller than its ispe 1204x800/);
   });
 });
 

@@ -46,7 +46,9 @@ function verifyAv1Image(bytes: Uint8Array, image: Av1Image): SequenceHeader | nu
 function checkSequence(image: Av1Image, where: string, sequence: SequenceHeader): void {
   const max: Dimensions = { width: sequence.maxWidth, height: sequence.maxHeight };
   if (max.width !== image.size.width || max.height !== image.size.height) {
-    throw damaged(`avif: image ${image.id} ${where} AV1 frames of up to ${show(max)} do not match its declared ${show(image.size)}`);
+    // Larger: the frame could be larger than what the size checks allowed; smaller: it cannot fill it.
+    const relation = max.width >= image.size.width && max.height >= image.size.height ? 'larger' : 'smaller';
+    throw damaged(`avif: image ${image.id} ${where} AV1 max frame ${show(max)} is ${relation} than its ${image.sizeFrom} ${show(image.size)}`);
   }
 }
 
