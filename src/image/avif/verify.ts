@@ -20,11 +20,25 @@ const HEAD_BYTES = 4096;
  * Damage and unsupported features throw AppError UNSUPPORTED_FORMAT.
  */
 export function verifyAvifContainer(bytes: Uint8Array): AvifContainer {
+  return checkedContainer(bytes, true);
+}
+
+/**
+ * The container with no AV1 stream able to make frames larger than declared, for the header size
+ * (readAvifDimensions): the size the pixel limit checks then bounds what decoding can allocate. A
+ * stream smaller than declared is left to verifyAvifContainer, which the pipeline runs after the
+ * pixel limit, so a file declaring a huge size is FILE_TOO_LARGE whatever lies behind it.
+ */
+export function avifContainerWithinDeclaredSizes(bytes: Uint8Array): AvifContainer {
+  return checkedContainer(bytes, false);
+}
+
+function checkedContainer(bytes: Uint8Array, exact: boolean): AvifContainer {
   const container = parseAvifContainer(bytes);
   for (const layer of [container.color, container.alpha]) {
     if (!layer) continue;
     layer.tiles.forEach((image, index) => {
-      const sequence = verifyAv1Image(bytes, image);
+      const sequence = verifyAv1Image(bytes, image, exact);
       if (index === 0) layer.sequence = sequence;
     });
   }
@@ -32,24 +46,24 @@ export function verifyAvifContainer(bytes: Uint8Array): AvifContainer {
 }
 
 /** Checks an image's AV1 sequence headers; returns the one in its data (null when its head holds none). */
-function verifyAv1Image(bytes: Uint8Array, image: Av1Image): SequenceHeader | null {
+function verifyAv1Image(bytes: Uint8Array, image: Av1Image, exact: boolean): SequenceHeader | null {
   const head = imageHead(bytes, image);
   const fromData = readSequenceHeader(head);
   if (!fromData && head.length === image.byteLength) throw damaged(`avif: image ${image.id} has no AV1 sequence header`);
-  if (fromData) checkSequence(image, 'data', fromData);
+  if (fromData) checkSequence(image, 'data', fromData, exact);
   const { start, end } = image.config.obus;
   const fromConfig = end > start ? readSequenceHeader(bytes.subarray(start, end)) : null;
-  if (fromConfig) checkSequence(image, 'av1C', fromConfig);
+  if (fromConfig) checkSequence(image, 'av1C', fromConfig, exact);
   return fromData;
 }
 
-function checkSequence(image: Av1Image, where: string, sequence: SequenceHeader): void {
+function checkSequence(image: Av1Image, where: string, sequence: SequenceHeader, exact: boolean): void {
   const max: Dimensions = { width: sequence.maxWidth, height: sequence.maxHeight };
-  if (max.width !== image.size.width || max.height !== image.size.height) {
-    // Larger: the frame could be larger than what the size checks allowed; smaller: it cannot fill it.
-    const relation = max.width >= image.size.width && max.height >= image.size.height ? 'larger' : 'smaller';
-    throw damaged(`avif: image ${image.id} ${where} AV1 max frame ${show(max)} is ${relation} than its ${image.sizeFrom} ${show(image.size)}`);
-  }
+  const fits = max.width <= image.size.width && max.height <= image.size.height;
+  if (fits && (!exact || (max.width === image.size.width && max.height === image.size.height))) return;
+  // Larger: frames could exceed what the size checks allowed; smaller: they cannot fill the image.
+  const relation = fits ? 'smaller' : 'larger';
+  throw damaged(`avif: image ${image.id} ${where} AV1 max frame ${show(max)} is ${relation} than its ${image.sizeFrom} ${show(image.size)}`);
 }
 
 const scratch = new Uint8Array(HEAD_BYTES);

@@ -109,7 +109,8 @@ describe('readDimensions avif', () => {
   it('reads ipma version 1 with 16-bit indices and pitm version 1', () => {
     const ipmaV1 = fullBox('ipma', 1, 1, u32(2), [...u32(70000), 1, ...u16(1)], [...u32(70001), 3, ...u16(0x8003), ...u16(2), ...u16(4)]);
     const ipco = box('ipco', ispe(1000, 1000), box('pixi', [0, 1, 8]), ispe(300, 200), av1C);
-    const items = [fullBox('iinf', 0, 0, u16(1), fullBox('infe', 3, 0, u32(70001), u16(0), text('av01'), [0])), fullBox('iloc', 2, 0, [0x44, 0x00], u32(1), [...u32(70001), 0, 1, ...u16(0), ...u16(1), ...u32(0), ...u32(4)]), box('idat', [0x12, 0, 0, 0])];
+    const obu = av1SequenceHeader(300, 200);
+    const items = [fullBox('iinf', 0, 0, u16(1), fullBox('infe', 3, 0, u32(70001), u16(0), text('av01'), [0])), fullBox('iloc', 2, 0, [0x44, 0x00], u32(1), [...u32(70001), 0, 1, ...u16(0), ...u16(1), ...u32(0), ...u32(obu.length)]), box('idat', obu)];
     expect(readDimensions('avif', still(pitm(70001, 1), ...items, box('iprp', ipco, ipmaV1)))).toEqual({ width: 300, height: 200 });
   });
 
@@ -137,7 +138,7 @@ describe('readDimensions avif', () => {
     expect(readDimensions('avif', sequence([640, 360], [1280, 720]))).toEqual({ width: 640, height: 360 });
   });
 
-  it('leaves the AV1 streams to verifyAvifContainer, which refuses one that does not match the declared size', () => {
+  it('refuses an AV1 stream larger than the declared size; verifyAvifContainer also one that cannot fill it', () => {
     const ipco = (...children: number[][]) => box('iprp', box('ipco', ispe(64, 64), av1C, ...children), ipma([1, [1, 2]]));
     expect(verifyAvifContainer(still(pitm(1), ...av01Items([1], 64, 64), ipco())).size).toEqual({ width: 64, height: 64 });
     const liars: [string, Uint8Array, RegExp][] = [
@@ -147,9 +148,12 @@ describe('readDimensions avif', () => {
       ['frame first', still(pitm(1), iinf([1, 'av01']), ilocInIdat([1, 0, 3]), box('idat', [0x32, 1, 0]), ipco()), /frame before any sequence header/],
     ];
     for (const [label, input, detail] of liars) {
-      expect(readDimensions('avif', input), label).toBeTruthy();
+      expect(String(expectAppError(() => readDimensions('avif', input), 'UNSUPPORTED_FORMAT').detail), label).toMatch(detail);
       expect(String(expectAppError(() => verifyAvifContainer(input), 'UNSUPPORTED_FORMAT').detail), label).toMatch(detail);
     }
+    const smaller = still(pitm(1), ...av01Items([1], 64, 60), ipco());
+    expect(readDimensions('avif', smaller), 'a smaller stream passes the header: the pixel limit comes first').toEqual({ width: 64, height: 64 });
+    expect(String(expectAppError(() => verifyAvifContainer(smaller), 'UNSUPPORTED_FORMAT').detail)).toMatch(/AV1 max frame 64x60 is smaller than its ispe 64x64/);
   });
 
   it('refuses zero sizes, missing ispe and damaged boxes', () => {

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors';
 import { damaged, fourCC, u16be, u32be, u8 } from '../bytes';
 import type { Dimensions } from '../types';
-import { parseAvifContainer } from '../avif/container';
+import { avifContainerWithinDeclaredSizes } from '../avif/verify';
 
 export interface IsoBox {
   type: string;
@@ -46,14 +46,14 @@ export function findBox(bytes: Uint8Array, parent: { body: number; end: number }
 /**
  * Width and height of an AVIF file as a viewer shows it before rotation: the primary item's size
  * (a grid's output size) cropped by its clean aperture (`clap`); for an image sequence without a
- * primary item, the first frame's. Read by the container parser the decoder uses (parseAvifContainer:
- * bounded, linear, refusing what the decoder could not follow), so the decoder's output has exactly
- * this size. The AV1 streams behind it are checked by verifyAvifContainer, which runs after the pixel
- * limit: a header declaring a huge size is FILE_TOO_LARGE whatever lies behind it. Damage is AppError
- * UNSUPPORTED_FORMAT.
+ * primary item, the first frame's. Read by the container parser the decoder uses (bounded, linear,
+ * refusing what the decoder could not follow), so the decoder's output has exactly this size; an
+ * AV1 stream that could make frames larger than its declared size is refused here, one that cannot
+ * fill it by verifyAvifContainer after the pixel limit (see avifContainerWithinDeclaredSizes).
+ * Damage is AppError UNSUPPORTED_FORMAT.
  */
 export function readAvifDimensions(bytes: Uint8Array): Dimensions {
-  return parseAvifContainer(bytes).size;
+  return avifContainerWithinDeclaredSizes(bytes).size;
 }
 
 /**
