@@ -89,6 +89,14 @@ export class YuvToRgb {
    */
   private blendU = new Int32Array(0);
   private blendV = new Int32Array(0);
+  /**
+   * For the fast 4:2:0/4:2:2 path, the blended chroma of each column already weighted into each
+   * channel (plus a quarter of the channel's constant), indexed like blendU: a pixel's channel is
+   * then luma + 3 x its column's term + its neighbour's term, additions only.
+   */
+  private redTerms = new Float64Array(0);
+  private greenTerms = new Float64Array(0);
+  private blueTerms = new Float64Array(0);
 
   constructor(
     readonly format: YuvFormat,
@@ -209,49 +217,83 @@ export class YuvToRgb {
     }
   }
 
+  /** Fills redTerms/greenTerms/blueTerms for the columns pixels [x0, x0 + count) read. */
+  private chromaTerms(x0: number, count: number, width: number, rows: RowSamples): void {
+    const chromaWidth = (width + 1) >> 1;
+    if (this.redTerms.length < chromaWidth + 2) {
+      this.redTerms = new Float64Array(chromaWidth + 2);
+      this.greenTerms = new Float64Array(chromaWidth + 2);
+      this.blueTerms = new Float64Array(chromaWidth + 2);
+    }
+    const { redTerms, greenTerms, blueTerms } = this;
+    const [aR, cR, aGu, aGv, cG, aB, cB] = this.coefficients(this.chromaScale, this.chromaBias);
+    const [qR, qG, qB] = [cR / 4, cG / 4, cB / 4];
+    const { u0, u0At, u1, u1At, v0, v0At, v1, v1At } = rows;
+    const first = Math.max(0, (x0 >> 1) - 1);
+    const last = Math.min(chromaWidth - 1, ((x0 + count - 1) >> 1) + 1);
+    const sameRow = u0 === u1 && u0At === u1At;
+    for (let k = first; k <= last; k++) {
+      const u = sameRow ? 4 * u0[u0At + k] : 3 * u0[u0At + k] + u1[u1At + k];
+      const v = sameRow ? 4 * v0[v0At + k] : 3 * v0[v0At + k] + v1[v1At + k];
+      redTerms[k + 1] = v * aR + qR;
+      greenTerms[k + 1] = qG - u * aGu - v * aGv;
+      blueTerms[k + 1] = u * aB + qB;
+    }
+    if (first === 0) {
+      redTerms[0] = redTerms[1];
+      greenTerms[0] = greenTerms[1];
+      blueTerms[0] = blueTerms[1];
+    }
+    if (last === chromaWidth - 1) {
+      redTerms[chromaWidth + 1] = redTerms[chromaWidth];
+      greenTerms[chromaWidth + 1] = greenTerms[chromaWidth];
+      blueTerms[chromaWidth + 1] = blueTerms[chromaWidth];
+    }
+  }
+
   /**
    * 4:2:0 and 4:2:2. Pixel 2k blends chroma column k with its left neighbour, pixel 2k + 1 with its
    * right one (libavif's choice); 'nearest' takes column k alone.
    */
   private subsampledRow(out: Uint32Array, at: number, x0: number, count: number, width: number, rows: RowSamples): void {
-    this.blendChroma(x0, count, width, rows);
+    this.chromaTerms(x0, count, width, rows);
     const { y, yAt } = rows;
-    const { luma, blendU, blendV } = this;
-    const [aR, cR, aGu, aGv, cG, aB, cB] = this.coefficients(this.chromaScale, this.chromaBias);
+    const { luma, redTerms, greenTerms, blueTerms } = this;
     const nearest = this.upsampling === 'nearest';
-    const left = nearest ? 1 : 0; // index offsets of the neighbour in blendU/blendV, relative to column k
+    const left = nearest ? 1 : 0; // index offsets of the neighbour in the terms, relative to column k
     const right = nearest ? 1 : 2;
     const end = x0 + count;
     let x = x0;
     let p = at;
     if ((x & 1) === 1 && x < end) {
       const k = x >> 1;
-      const su = 3 * blendU[k + 1] + blendU[k + right];
-      const sv = 3 * blendV[k + 1] + blendV[k + right];
       const l = luma[y[yAt + x]];
-      out[p++] = CLAMP[(l + sv * aR + cR) | 0] | (CLAMP[(l - su * aGu - sv * aGv + cG) | 0] << 8) | (CLAMP[(l + su * aB + cB) | 0] << 16) | OPAQUE;
+      out[p++] =
+        CLAMP[(l + 3 * redTerms[k + 1] + redTerms[k + right]) | 0] |
+        (CLAMP[(l + 3 * greenTerms[k + 1] + greenTerms[k + right]) | 0] << 8) |
+        (CLAMP[(l + 3 * blueTerms[k + 1] + blueTerms[k + right]) | 0] << 16) |
+        OPAQUE;
       x++;
     }
     // Two pixels per chroma column: the even one with the left neighbour, the odd one with the right.
     for (; x + 1 < end; x += 2, p += 2) {
       const k = x >> 1;
-      const centreU = 3 * blendU[k + 1];
-      const centreV = 3 * blendV[k + 1];
-      let su = centreU + blendU[k + left];
-      let sv = centreV + blendV[k + left];
+      const red = 3 * redTerms[k + 1];
+      const green = 3 * greenTerms[k + 1];
+      const blue = 3 * blueTerms[k + 1];
       let l = luma[y[yAt + x]];
-      out[p] = CLAMP[(l + sv * aR + cR) | 0] | (CLAMP[(l - su * aGu - sv * aGv + cG) | 0] << 8) | (CLAMP[(l + su * aB + cB) | 0] << 16) | OPAQUE;
-      su = centreU + blendU[k + right];
-      sv = centreV + blendV[k + right];
+      out[p] = CLAMP[(l + red + redTerms[k + left]) | 0] | (CLAMP[(l + green + greenTerms[k + left]) | 0] << 8) | (CLAMP[(l + blue + blueTerms[k + left]) | 0] << 16) | OPAQUE;
       l = luma[y[yAt + x + 1]];
-      out[p + 1] = CLAMP[(l + sv * aR + cR) | 0] | (CLAMP[(l - su * aGu - sv * aGv + cG) | 0] << 8) | (CLAMP[(l + su * aB + cB) | 0] << 16) | OPAQUE;
+      out[p + 1] = CLAMP[(l + red + redTerms[k + right]) | 0] | (CLAMP[(l + green + greenTerms[k + right]) | 0] << 8) | (CLAMP[(l + blue + blueTerms[k + right]) | 0] << 16) | OPAQUE;
     }
     if (x < end) {
       const k = x >> 1;
-      const su = 3 * blendU[k + 1] + blendU[k + left];
-      const sv = 3 * blendV[k + 1] + blendV[k + left];
       const l = luma[y[yAt + x]];
-      out[p] = CLAMP[(l + sv * aR + cR) | 0] | (CLAMP[(l - su * aGu - sv * aGv + cG) | 0] << 8) | (CLAMP[(l + su * aB + cB) | 0] << 16) | OPAQUE;
+      out[p] =
+        CLAMP[(l + 3 * redTerms[k + 1] + redTerms[k + left]) | 0] |
+        (CLAMP[(l + 3 * greenTerms[k + 1] + greenTerms[k + left]) | 0] << 8) |
+        (CLAMP[(l + 3 * blueTerms[k + 1] + blueTerms[k + left]) | 0] << 16) |
+        OPAQUE;
     }
   }
 
