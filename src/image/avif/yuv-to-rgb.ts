@@ -231,13 +231,18 @@ export class YuvToRgb {
     const { u0, u0At, u1, u1At, v0, v0At, v1, v1At } = rows;
     const first = Math.max(0, (x0 >> 1) - 1);
     const last = Math.min(chromaWidth - 1, ((x0 + count - 1) >> 1) + 1);
-    const sameRow = u0 === u1 && u0At === u1At;
+    // Without a second row (4:2:2, nearest, the edges) that row's weight goes to the first: 4 c0.
+    const [uOther, uOtherAt, vOther, vOtherAt, weight] = u0 === u1 && u0At === u1At ? [u0, u0At, v0, v0At, 4] : [u1, u1At, v1, v1At, 3];
+    const [rOther, gOtherU, gOtherV, bOther] = weight === 4 ? [0, 0, 0, 0] : [aR, aGu, aGv, aB];
+    const [rFirst, gFirstU, gFirstV, bFirst] = [aR * weight, aGu * weight, aGv * weight, aB * weight];
     for (let k = first; k <= last; k++) {
-      const u = sameRow ? 4 * u0[u0At + k] : 3 * u0[u0At + k] + u1[u1At + k];
-      const v = sameRow ? 4 * v0[v0At + k] : 3 * v0[v0At + k] + v1[v1At + k];
-      redTerms[k + 1] = v * aR + qR;
-      greenTerms[k + 1] = qG - u * aGu - v * aGv;
-      blueTerms[k + 1] = u * aB + qB;
+      const u = u0[u0At + k];
+      const v = v0[v0At + k];
+      const uNext = uOther[uOtherAt + k];
+      const vNext = vOther[vOtherAt + k];
+      redTerms[k + 1] = v * rFirst + vNext * rOther + qR;
+      greenTerms[k + 1] = qG - u * gFirstU - uNext * gOtherU - v * gFirstV - vNext * gOtherV;
+      blueTerms[k + 1] = u * bFirst + uNext * bOther + qB;
     }
     if (first === 0) {
       redTerms[0] = redTerms[1];
