@@ -8,7 +8,7 @@ import { verifyAvifContainer } from '../../src/image/avif/verify';
 import { concat } from '../../src/image/bytes';
 import { readAvifDimensions } from '../../src/image/header/avif';
 import { stripAvif } from '../../src/image/strip/avif';
-import { av01Item, av1ItemOf, buildAvif, ispe } from '../support/avif-builder';
+import { av01Item, av1ItemOf, buildAvif, gridData, ispe } from '../support/avif-builder';
 import { box, fullBox, text, u16, u32 } from '../support/byte-builders';
 
 /**
@@ -108,6 +108,13 @@ describe('AVIF files that declare absurd amounts of structure', () => {
     const metaChildren = concat([ftyp, wrap('meta', [hdlr, pitm, ...new Array(AVIF_LIMITS.childrenPerBox).fill(wrap('free', []))], true)]);
     const topLevel = concat([ftyp, ...new Array(10_000).fill(wrap('free', []))]);
     const ipma = concat([ftyp, wrap('meta', [hdlr, pitm, wrap('iprp', [wrap('ipco', [ispe(1, 1)]), wrap('ipma', [bytes(u32(70_000)), ...new Array(70_000).fill(bytes([...u16(9), 0]))], true)])], true)]);
+    // 496 grid tiles, every one reading the whole 2 MB mdat ("length 0": to the end of the file).
+    const wholeFile = (() => {
+      const tiles = Array.from({ length: 496 }, (_, i) => ({ ...av01Item(10 + i, tile), data: new Uint8Array(0) }));
+      const [width, height] = [31 * tile.width - 10, 16 * tile.height - 6];
+      const grid = { id: 1, type: 'grid', data: gridData(16, 31, width, height), properties: [ispe(width, height)], inIdat: true };
+      return concat([buildAvif({ primary: 1, items: [grid, ...tiles], references: [{ type: 'dimg', from: 1, to: tiles.map((t) => t.id) }] }), new Uint8Array(2 << 20)]);
+    })();
     const cases: [string, Uint8Array, RegExp][] = [
       ['33 extents', extents(AVIF_LIMITS.extentsPerItem + 1), /33 extents for item 1; at most 32/],
       ['1,002 properties', properties, /more than 1,000 boxes in one ipco; at most 1,000/],
@@ -116,6 +123,7 @@ describe('AVIF files that declare absurd amounts of structure', () => {
       ['101 boxes in meta', metaChildren, /more than 100 boxes in one meta; at most 100/],
       ['10,000 top-level boxes', topLevel, /more than 100 boxes in one file; at most 100/],
       ['70,000 ipma entries', ipma, /70,000 property associations; at most 1,000/],
+      ['496 tiles reading a 2 MiB file each', wholeFile, /declares [\d,]+ bytes of image data in a file of [\d,]+ bytes; at most [\d,]+ are accepted/],
     ];
     for (const [name, file, why] of cases) {
       const outcome = await refusedEverywhere(file, why);

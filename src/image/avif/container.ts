@@ -4,7 +4,7 @@ import type { Region } from '../operations';
 import type { Dimensions } from '../types';
 import { childBoxes, FieldReader, singleChild } from './boxes';
 import { cleanApertureCrop } from './clean-aperture';
-import { unsupportedAvif } from './limits';
+import { AVIF_LIMITS, tooMany, unsupportedAvif } from './limits';
 import { itemRanges, readMeta, type MetaIndex, type MetaItem } from './meta';
 import {
   checkEssentialProperties, findProperty, isAlphaAuxiliary, isAlphaUrn, readAv1Config, readCleanAperture, readIspe, readNclx,
@@ -211,6 +211,10 @@ function trackLayer(bytes: Uint8Array, track: TrackFrame): AvifLayer {
 }
 
 function finish(bytes: Uint8Array, color: AvifLayer, alpha: AvifLayer | null, premultiplied: boolean, properties: PropertyLink[], source: AvifContainer['source']): AvifContainer {
+  let data = 0;
+  for (const layer of [color, alpha]) for (const image of layer?.tiles ?? []) data += image.byteLength;
+  const limit = AVIF_LIMITS.dataPerFileByte * bytes.length;
+  if (data > limit) throw tooMany(`bytes of image data in a file of ${bytes.length.toLocaleString('en-US')} bytes`, data, limit);
   const clap = findProperty(properties, 'clap');
   const crop = clap && cleanApertureCrop(readCleanAperture(bytes, clap), color.size);
   return {

@@ -21,6 +21,12 @@ export const AVIF_LIMITS = {
   childrenPerBox: 100,
   /** Sample entries in a track's `stsd`. */
   sampleEntries: 32,
+  /**
+   * Bytes of AV1 data the images to decode may add up to, per byte of the file: tiles may share
+   * data (an encoder may store identical tiles once), but 1,000 tiles each reading a 10 MB extent
+   * "to the end of the file" would copy 10 GB into the decoder.
+   */
+  dataPerFileByte: 16,
 } as const;
 
 /**
