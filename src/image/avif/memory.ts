@@ -87,17 +87,21 @@ export function avifDecoderJsBytes(width: number, imageWidth: number, bandRows: 
   return band + tables + assembledRows;
 }
 
-/** The shape of a parsed layer (after verifyAvifContainer, which reads its stream's format). */
+/** The costliest format: 16-bit samples, no chroma subsampling. */
+const WORST_FORMAT: Av1Format = { bitDepth: 12, monochrome: false, subsamplingX: 0, subsamplingY: 0 };
+
+/**
+ * The shape of a layer as verifyAvifContainer leaves it (it reads the stream's sequence header; av1C
+ * is not trusted, real files have wrong ones). Without a sequence header read, the worst format.
+ */
 export function layerShape(layer: AvifLayer): LayerShape {
   const first = layer.tiles[0];
   const sequence = layer.sequence;
-  const format: Av1Format = sequence ?? layer.config;
   return {
     imageWidth: first.size.width,
     imageHeight: first.size.height,
     imagesHeld: layer.grid ? layer.grid.columns : 1,
-    format,
-    // Without a readable sequence header, assume the worst.
+    format: sequence ?? WORST_FORMAT,
     filmGrain: sequence ? sequence.filmGrain : true,
   };
 }
