@@ -12,8 +12,9 @@ import { LAYOUT_I400, LAYOUT_I420, LAYOUT_I444, type Samples } from './dav1d';
  * and its neighbours in the row, the column and the diagonal, duplicated at the image edges);
  * 'nearest' takes the nearest sample only.
  *
- * Speed: the weighted chroma sums are integers (16 x the sample for every layout), so a pixel costs a
- * table lookup for Y and a few multiply-adds; nothing is allocated per row or pixel.
+ * Speed (a 12 MP 4:2:0 picture in 100-200 ms, by machine load): the chroma of each column is
+ * weighted into R, G and B once per row, so a pixel costs a luma table lookup, additions, and a
+ * clamp table lookup per channel, written as one 32-bit word; nothing is allocated per pixel.
  */
 
 export type ChromaUpsampling = 'bilinear' | 'nearest';
