@@ -91,6 +91,7 @@ export default defineConfig({
       // workerd runs them all instead of one per file, which saves ~1 s of start-up per file.
       workersProject({ name: 'image', include: ['src/image/**/*.test.ts'], isolate: false }),
       {
+        // wasmAsModule: the fuzz suite drives the AVIF decoder's dav1d build in Node.
         plugins: [iccAsArrayBuffer, wasmAsModule],
         test: {
           name: 'node',

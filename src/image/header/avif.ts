@@ -1,7 +1,7 @@
 import { AppError } from '../../errors';
 import { damaged, fourCC, u16be, u32be, u8 } from '../bytes';
 import type { Dimensions } from '../types';
-import { verifyAvifDecodeSizes } from './avif-items';
+import { avifContainerWithinDeclaredSizes } from '../avif/verify';
 
 export interface IsoBox {
   type: string;
@@ -44,45 +44,16 @@ export function findBox(bytes: Uint8Array, parent: { body: number; end: number }
 }
 
 /**
- * Width and height of the primary image: `meta`/`pitm` names the primary item, `iprp`/`ipma`
- * associates it with an `ispe` in `ipco` (for a `grid` item that ispe is the output size). When the
- * association cannot be resolved the largest `ispe` is used; a sequence without `meta` falls back to
- * its `av01` sample entries. This is the coded size, before any `irot`/`clap` transform. Files in
- * which something the decoder would read is larger than this size are refused (`verifyAvifDecodeSizes`).
+ * Width and height of an AVIF file as a viewer shows it before rotation: the primary item's size
+ * (a grid's output size) cropped by its clean aperture (`clap`); for an image sequence without a
+ * primary item, the first frame's. Read by the container parser the decoder uses (bounded, linear,
+ * refusing what the decoder could not follow), so the decoder's output has exactly this size; an
+ * AV1 stream that could make frames larger than its declared size is refused here, one that cannot
+ * fill it by verifyAvifContainer after the pixel limit (see avifContainerWithinDeclaredSizes).
+ * Damage is AppError UNSUPPORTED_FORMAT.
  */
 export function readAvifDimensions(bytes: Uint8Array): Dimensions {
-  const file = { body: 0, end: bytes.length };
-  const first = isoBoxes(bytes, 0, bytes.length).next();
-  if (first.done || first.value.type !== 'ftyp') throw damaged('avif: no leading ftyp');
-  const meta = findBox(bytes, file, 'meta');
-  const dims = (meta && fromMeta(bytes, meta)) ?? fromSequence(bytes, findBox(bytes, file, 'moov'));
-  if (!dims) throw damaged('avif: no ispe or av01 sample entry');
-  if (dims.width === 0 || dims.height === 0) throw damaged(`avif: size ${dims.width}x${dims.height}`);
-  verifyAvifDecodeSizes(bytes, dims);
-  return dims;
-}
-
-function fromMeta(bytes: Uint8Array, meta: IsoBox): Dimensions | null {
-  const iprp = findBox(bytes, meta, 'iprp', 4);
-  const ipco = iprp && findBox(bytes, iprp, 'ipco');
-  if (!iprp || !ipco) return null;
-  const properties = [...isoBoxes(bytes, ipco.body, ipco.end)];
-  const ispe = (box: IsoBox | undefined): Dimensions | null => {
-    if (box?.type !== 'ispe') return null;
-    const inBox = bytes.subarray(0, box.end); // reads past the box end throw `damaged`
-    return { width: u32be(inBox, box.body + 4), height: u32be(inBox, box.body + 8) };
-  };
-  const primary = primaryPropertyIndices(bytes, meta, iprp);
-  for (const index of primary ?? []) {
-    const dims = ispe(properties[index - 1]);
-    if (dims) return dims;
-  }
-  let largest: Dimensions | null = null;
-  for (const box of properties) {
-    const dims = ispe(box);
-    if (dims && (!largest || dims.width * dims.height > largest.width * largest.height)) largest = dims;
-  }
-  return largest;
+  return avifContainerWithinDeclaredSizes(bytes).size;
 }
 
 /**
@@ -144,22 +115,4 @@ function ipmaEntry(bytes: Uint8Array, body: number, itemId: number): number[] | 
     if (id === itemId) return indices;
   }
   return null;
-}
-
-/** Largest `av01` sample entry of an AVIF sequence (moov/trak/mdia/minf/stbl/stsd), or null. */
-function fromSequence(bytes: Uint8Array, moov: IsoBox | null): Dimensions | null {
-  let largest: Dimensions | null = null;
-  for (const trak of moov ? isoBoxes(bytes, moov.body, moov.end) : []) {
-    if (trak.type !== 'trak') continue;
-    let box: IsoBox | null = trak;
-    for (const type of ['mdia', 'minf', 'stbl']) box = box && findBox(bytes, box, type);
-    const stsd = box && findBox(bytes, box, 'stsd');
-    const entry = stsd && findBox(bytes, stsd, 'av01', 8); // full-box header + entry_count
-    if (!entry) continue;
-    // VisualSampleEntry: 6 reserved, 2 data_reference_index, 16 pre_defined/reserved, then the size.
-    const inEntry = bytes.subarray(0, entry.end);
-    const dims = { width: u16be(inEntry, entry.body + 24), height: u16be(inEntry, entry.body + 26) };
-    if (!largest || dims.width * dims.height > largest.width * largest.height) largest = dims;
-  }
-  return largest;
 }

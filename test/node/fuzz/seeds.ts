@@ -314,6 +314,21 @@ export const avifSeeds = once(() => [
   corpusFile('photos/photo-12mp.avif', 64 * 1024),
 ]);
 
+/**
+ * Small AVIFs that decode quickly, for the decoder target: the decoder fixtures (192x128 grids at 8,
+ * 10 and 12 bits, alpha, premultiplied, clap, monochrome, identity), the alpha fixtures and the
+ * sequence, each twice, and the corpus's odd-sized fox (1203x799) once.
+ */
+export const avifDecoderSeeds = once(() => {
+  const fixtures = ['avif', 'alpha', 'animated'].flatMap((folder) =>
+    readdirSync(path.join(FIXTURES_ROOT, folder))
+      .filter((name) => name.endsWith('.avif'))
+      .sort()
+      .map((name) => ({ name: `fixtures/${folder}/${name}`, bytes: new Uint8Array(readFileSync(path.join(FIXTURES_ROOT, folder, name))) })),
+  );
+  return [...fixtures, ...fixtures, corpusFile('avif/fox.profile0.8bpc.yuv420.odd-width.odd-height.avif')];
+});
+
 export const allSeeds = once(() => [...jpegSeeds(), ...pngSeeds(), ...webpSeeds(), ...avifSeeds()]);
 
 // ---------------------------------------------------------------------------------------------

@@ -21,6 +21,9 @@ import { asIcc } from '../../support/icc-writer';
 import { detectFormat } from '../../../src/image/sniff';
 import { readOrientation } from '../../../src/image/exif';
 import { readAvifDimensions, primaryItemProperties } from '../../../src/image/header/avif';
+import { avifDecoder } from '../../../src/image/avif/decoder';
+import { verifyAvifContainer } from '../../../src/image/avif/verify';
+import { collectFrame } from '../../../src/image/rows';
 import { readJpegDimensions, verifyJpegStructure } from '../../../src/image/header/jpeg';
 import { readPngDimensions, verifyPngChunks } from '../../../src/image/header/png';
 import { readWebpDimensions, webpChunks } from '../../../src/image/header/webp';
@@ -33,7 +36,7 @@ import type { ErrorCode } from '../../../src/errors';
 import type { CmykImage, Dimensions, ImageFormat, RgbaImage } from '../../../src/image/types';
 import type { Container } from './arbitraries';
 import {
-  allSeeds, animatedWebpSeeds, avifSeeds, cicpContainerSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
+  allSeeds, animatedWebpSeeds, avifDecoderSeeds, avifSeeds, cicpContainerSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
   webpSeeds, type Seed,
 } from './seeds';
 
@@ -221,6 +224,34 @@ export const TARGETS: readonly FuzzTarget[] = [
     },
   }),
   target('readAvifDimensions', readAvifDimensions, { seeds: avifSeeds, random: ['avif'], check: dimensions(0xffffffff) }),
+  target('verifyAvifContainer', verifyAvifContainer, {
+    seeds: () => [...avifSeeds(), ...avifDecoderSeeds()],
+    random: ['avif'],
+    check: (container: ReturnType<typeof verifyAvifContainer>, input) => {
+      dimensions(0xffffffff)(container.size);
+      const header = readAvifDimensions(input);
+      invariant(header.width === container.size.width && header.height === container.size.height, 'readAvifDimensions disagrees');
+      for (const layer of [container.color, container.alpha]) {
+        if (!layer) continue;
+        invariant(layer.tiles.length === (layer.grid ? layer.grid.rows * layer.grid.columns : 1), 'tile count');
+        for (const tile of layer.tiles) {
+          for (const { start, end } of tile.ranges) invariant(0 <= start && start < end && end <= input.length, `range ${start}..${end} outside ${input.length} bytes`);
+        }
+      }
+    },
+  }),
+  // dav1d in WebAssembly on mutated small files: a frame of exactly the verified size, or damage.
+  target('avifDecoder', async (bytes) => collectFrame(await avifDecoder.open(bytes, { shrink: 1, region: null })), {
+    async: true,
+    seeds: avifDecoderSeeds,
+    random: ['avif'],
+    runShare: 0.1,
+    check: (frame: Awaited<ReturnType<typeof collectFrame>>, input) => {
+      const { size } = verifyAvifContainer(input);
+      invariant(frame.width === size.width && frame.height === size.height, `decoded ${frame.width}x${frame.height}, verified ${size.width}x${size.height}`);
+      invariant(frame.data.length === size.width * size.height * 4, 'frame length');
+    },
+  }),
   target('primaryItemProperties', primaryItemProperties, {
     seeds: avifSeeds,
     random: ['avif'],
