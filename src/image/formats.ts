@@ -1,6 +1,9 @@
 import { avifEncoder } from './avif/encode';
 import { avifEncodedBytes, avifEncoderPeakBytes } from './avif/encode-memory';
-import { avifCodec } from './codecs/avif';
+import { AVIF_BAND_ROWS, avifDecoder } from './avif/decoder';
+import { parseAvifContainer } from './avif/container';
+import { avifDecodeMemory, DAV1D_BASE_BYTES } from './avif/memory';
+import { verifyAvifContainer } from './avif/verify';
 import { jpegDecoder, jpegEncoder } from './codecs/libjpeg';
 import { jpegDecodeWasmBytes, jpegEncodeWasmBytes } from './codecs/libjpeg-memory';
 import { pngCodec } from './codecs/png';
@@ -81,8 +84,8 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     encoder: jpegEncoder,
     // Bands hand out views into the instance's memory: baseline files 1 MiB whatever their size,
     // files with several scans 2 bytes a sample for the coefficients (3 a pixel for 4:2:0).
-    decodeCost: ({ input, decode }) => {
-      const streaming = jpegDecodeWasmBytes(readJpegFrame(input), decode.shrink);
+    decodeCost: ({ input, stored, decode }) => {
+      const streaming = jpegDecodeWasmBytes({ ...readJpegFrame(input), ...stored }, decode.shrink);
       return { open: streaming, streaming };
     },
     // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,
@@ -134,14 +137,22 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     mimeType: 'image/avif',
     label: 'AVIF',
     readDimensions: readAvifDimensions,
+    // The checks a decode would make, for the lossless strip too (it must not report what cannot be decoded).
+    verifyContainer: (bytes) => void verifyAvifContainer(bytes),
     maxDimension: 65_536,
     supportsAlpha: true,
     stripMetadata: stripAvif,
     mayHaveAlpha: () => true,
-    decoder: wholeFrameDecoder(avifCodec),
+    decoder: avifDecoder,
     encoder: avifEncoder,
-    // dav1d's frame pool, YUV and RGBA: 224.9 MB at 12 MP.
-    decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 22, fixed: 16 * MB }, facts),
+    // dav1d holds a decoded picture (one row of tiles of a grid) and the item's data; rows are converted band by band.
+    decodeCost: ({ input, stored, decoded }) => {
+      const container = parseAvifContainer(input);
+      const { wasmBytes, jsBytes } = avifDecodeMemory(container, decoded.width, AVIF_BAND_ROWS);
+      // The memory guard asks about other sizes of the same image too (the largest that fits).
+      const bytes = DAV1D_BASE_BYTES + (wasmBytes + jsBytes - DAV1D_BASE_BYTES) * (pixelsOf(stored) / pixelsOf(container.color.size));
+      return { open: bytes, streaming: bytes };
+    },
     encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality), collectsFrame: false }),
     resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
   },

@@ -5,7 +5,7 @@ import { corpus, decodeJpeg, sameBytes } from '../../../test/support/image-testi
 import { ssimInsideAndOutside } from '../../../test/support/ssim';
 import { psnr, referenceDecode } from '../../../test/workers/images';
 import { AppError } from '../../errors';
-import { avifCodec } from '../codecs/avif';
+import { encodeWholeAvif } from '../codecs/avif';
 import { takeCodecMemoryBytes } from '../codecs/wasm-memory';
 import { readAvifDimensions } from '../header/avif';
 import { frameSource, type RowSource } from '../rows';
@@ -82,7 +82,7 @@ describe('AVIF grid encoder', () => {
   it("writes a result no larger than one tile as one av01 item holding today's AV1 data", async () => {
     const image = region(photo, 300, 200, 400, 300);
     const avif = await avifEncoder.encode(frameSource(image, { alpha: false }), Q80);
-    const today = await avifCodec.encode(image, 80);
+    const today = await encodeWholeAvif(image, 80);
 
     const file = readAvifStructure(avif);
     const item = file.items.get(file.primaryId)!;

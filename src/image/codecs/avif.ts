@@ -1,27 +1,22 @@
-import avifDecoder from '@jsquash/avif/codec/dec/avif_dec.js';
-import decoderWasm from '@jsquash/avif/codec/dec/avif_dec.wasm';
 // Workers have no threads: the single-threaded encoder build is the one that runs there.
 import avifEncoder from '@jsquash/avif/codec/enc/avif_enc.js';
 import encoderWasm from '@jsquash/avif/codec/enc/avif_enc.wasm';
 import { defaultOptions } from '@jsquash/avif/meta.js';
-import { emscriptenCodec, fromImageData, type Codec, type DecodedPixels, type EmscriptenEncoder } from './codec';
+import type { RgbaImage } from '../types';
+import { emscriptenCodec, type EmscriptenEncoder } from './codec';
 
-const decoder = emscriptenCodec<{ decode(bytes: Uint8Array, bitDepth: 8): DecodedPixels | null }>(avifDecoder, decoderWasm);
 const encoder = emscriptenCodec<EmscriptenEncoder<typeof defaultOptions>>(avifEncoder, encoderWasm);
 
-export const avifCodec: Codec = {
-  async decode(bytes) {
-    const image = await decoder.run((avif) => avif.decode(bytes, 8));
-    if (!image) throw new Error('AVIF decoder returned no image');
-    return fromImageData(image);
-  },
-  async encode(image, quality) {
-    const speed = avifSpeedFor(image.width * image.height);
-    const bytes = await encoder.run((avif) => avif.encode(image.data, image.width, image.height, { ...defaultOptions, quality, speed }));
-    if (!bytes) throw new Error('AVIF encoder returned no file');
-    return new Uint8Array(bytes);
-  },
-};
+/**
+ * One whole image encoded by jSquash's AVIF encoder as a single item: what results looked like
+ * before grids (avif/encode.ts encodes tiles with the same encoder and settings); tests compare with it.
+ */
+export async function encodeWholeAvif(image: RgbaImage, quality: number): Promise<Uint8Array> {
+  const speed = avifSpeedFor(image.width * image.height);
+  const bytes = await encoder.run((avif) => avif.encode(image.data, image.width, image.height, { ...defaultOptions, quality, speed }));
+  if (!bytes) throw new Error('AVIF encoder returned no file');
+  return new Uint8Array(bytes);
+}
 
 /**
  * libaom's speed by image size: the slowest (best quality per byte) speed that keeps an encode

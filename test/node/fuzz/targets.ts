@@ -12,7 +12,6 @@
  */
 import { AppError } from '../../../src/errors';
 import { jpegDecoder } from '../../../src/image/codecs/libjpeg';
-import { collectFrame } from '../../../src/image/rows';
 import { cmykConversion, rgbConversion } from '../../../src/image/color/conversion';
 import { embeddedCicp, MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
 import { parseIccProfile } from '../../../src/image/color/icc';
