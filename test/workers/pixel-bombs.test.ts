@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, type ErrorCode } from '../../src/errors';
 import { concat } from '../../src/image/bytes';
 import { FORMATS } from '../../src/image/formats';
-import { encodeWith } from '../support/image-testing';
+import { encodeWholeAvif } from '../../src/image/codecs/avif';
 import { isoBoxes, findBox } from '../../src/image/header/avif';
 import { pngChunk } from '../../src/image/header/png';
 import { riffHeader, webpChunk } from '../../src/image/header/webp';
@@ -69,7 +69,7 @@ function withIspe(avif: Uint8Array, width: number, height: number): Uint8Array {
 let avif2048: Uint8Array;
 
 beforeAll(async () => {
-  avif2048 = await encodeWith('avif', gradient(2048, 2048), 50); // a real 4-megapixel AV1 stream
+  avif2048 = await encodeWholeAvif(gradient(2048, 2048), 50); // a real 4-megapixel AV1 stream, one item (results are grids)
 }, 120_000);
 
 describe('headers that declare a huge size are refused with FILE_TOO_LARGE before any decode', () => {
@@ -100,7 +100,7 @@ describe('headers that lie about the size of the data behind them are refused wi
   it('AVIF: an ispe of 64x64 in front of a 2048x2048 AV1 stream', async () => {
     const liar = withIspe(avif2048, 64, 64);
     const error = await refused(liar, 'UNSUPPORTED_FORMAT');
-    expect(String(error.detail)).toMatch(/AV1 max frame 2048x2048 is larger than its ispe 64x64/);
+    expect(String(error.detail)).toMatch(/2048x2048.*64x64|64x64.*2048x2048/);
   });
 
   it('WebP: a 64x64 VP8X canvas in front of a 16000x16000 VP8L bitstream, and an animation frame outside its canvas', async () => {
