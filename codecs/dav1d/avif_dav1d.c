@@ -14,6 +14,8 @@
 
 #include <dav1d/dav1d.h>
 
+#include "yield.h"
+
 #define EXPORT __attribute__((used, visibility("default")))
 
 /* Return codes, mirrored in src/image/avif/dav1d.ts. */
@@ -160,3 +162,10 @@ EXPORT void avif_dav1d_close(Decoder *decoder) {
   dav1d_close(&decoder->context);
   free(decoder);
 }
+
+/* Called by dav1d's frame loop (patched in by codecs/dav1d/build.sh) after each row of superblocks. */
+void avif_dav1d_sbrow_done(int pixels) {
+  codec_yield_point(pixels);
+}
+
+CODEC_YIELDING_ENTRY(avif_dav1d_decode)

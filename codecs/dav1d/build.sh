@@ -20,10 +20,10 @@ DAV1D_MESON_OPTIONS=(
 # must hold it.
 DAV1D_LINK_FLAGS=(-sTOTAL_STACK=1MB -sINITIAL_MEMORY=2MB -sABORTING_MALLOC=0)
 
-DAV1D_ENTRY_POINTS=(codecs/dav1d/avif_dav1d.c)
+DAV1D_ENTRY_POINTS=(codecs/common/yield.h codecs/common/yield.c codecs/dav1d/avif_dav1d.c)
 
 DAV1D_EXPORTS=(
-  _avif_dav1d_open _avif_dav1d_input _avif_dav1d_decode _avif_dav1d_close
+  _codec_set_yielding _avif_dav1d_decode_entry _avif_dav1d_open _avif_dav1d_input _avif_dav1d_decode _avif_dav1d_close
   _avif_dav1d_picture_create _avif_dav1d_picture_release _avif_dav1d_picture_destroy
 )
 
@@ -44,6 +44,12 @@ build_dav1d() {
   cp -a "$tree" "$meson_tree"
   sed -i "s/thread_dependency = dependency('threads')/thread_dependency = declare_dependency()/" "$meson_tree/meson.build"
   grep -q "thread_dependency = declare_dependency()" "$meson_tree/meson.build" || { echo "dav1d: threads dependency not found" >&2; return 1; }
+  # A yield point after each row of superblocks (codecs/common/yield.h): dav1d decodes a frame in one
+  # call, 1 s for a 12 MP photo, and other requests in the isolate can go on in between. The copy's
+  # decode.c calls avif_dav1d_sbrow_done (codecs/dav1d/avif_dav1d.c) with the pixels of the row.
+  sed -i 's|^int dav1d_decode_frame_main(Dav1dFrameContext \*const f) {$|void avif_dav1d_sbrow_done(int pixels);\n&|' "$meson_tree/src/decode.c"
+  sed -i 's|^            f->bd_fn.filter_sbrow(f, sby);$|&\n            avif_dav1d_sbrow_done(f->bw * f->sb_step * 16);|' "$meson_tree/src/decode.c"
+  [ "$(grep -c 'avif_dav1d_sbrow_done' "$meson_tree/src/decode.c")" = 2 ] || { echo "dav1d: the yield point did not go into decode.c" >&2; return 1; }
 
   cat > "$build/emscripten.cross" <<CROSS
 [binaries]
@@ -65,8 +71,8 @@ CROSS
 
   local exports
   exports=$(IFS=,; echo "${DAV1D_EXPORTS[*]}")
-  emcc "${DAV1D_CFLAGS[@]}" -I"$meson_tree/include" -I"$build/out/include" -I"$build/out/include/dav1d" \
-    "$here/dav1d/avif_dav1d.c" "$build/out/src/libdav1d.a" \
+  emcc "${DAV1D_CFLAGS[@]}" -I"$meson_tree/include" -I"$build/out/include" -I"$build/out/include/dav1d" -I"$here/common" \
+    "$here/common/yield.c" "$here/dav1d/avif_dav1d.c" "$build/out/src/libdav1d.a" \
     "${EM_LINK_FLAGS[@]}" "${DAV1D_LINK_FLAGS[@]}" -sEXPORTED_FUNCTIONS="$exports" \
     -o "$out/dav1d.js"
 

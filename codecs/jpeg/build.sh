@@ -15,12 +15,15 @@ JPEG_DEBIAN_SHA256=cdb2433c2f7101345c1ffa14efb943787c675b86354691a32490845fe4bc9
 # -msimd128 lets LLVM vectorise the encoder's loops (~10%). -O2 and -O3 are alike in speed; an -O3
 # link minifies the glue further (16 KB instead of 22 KB).
 # (libjpeg-turbo's own SIMD code is x86/ARM assembly and is not built.)
-JPEG_CFLAGS=(-O3 -msimd128)
+# -sSUPPORT_LONGJMP=wasm: libjpeg's error exits longjmp back to the entry points. Emscripten's
+# default setjmp calls through JavaScript (invoke_* wrappers), and a JSPI suspension cannot cross
+# JavaScript frames, so the yield points (codecs/common/yield.h) need WebAssembly's own.
+JPEG_CFLAGS=(-O3 -msimd128 -sSUPPORT_LONGJMP=wasm)
 
-JPEG_ENTRY_POINTS=(codecs/jpeg/codec.h codecs/jpeg/errors.c codecs/jpeg/memory.c codecs/jpeg/decoder.c codecs/jpeg/encoder.c)
+JPEG_ENTRY_POINTS=(codecs/common/yield.h codecs/common/yield.c codecs/jpeg/codec.h codecs/jpeg/errors.c codecs/jpeg/memory.c codecs/jpeg/decoder.c codecs/jpeg/encoder.c)
 
 JPEG_EXPORTS=(
-  _malloc _free
+  _malloc _free _codec_set_yielding _decoder_start_entry _encoder_finish_entry
   _decoder_create _decoder_read_header _decoder_header _decoder_start _decoder_read _decoder_band
   _decoder_message _decoder_memory_peak _decoder_destroy
   _encoder_create _encoder_start _encoder_band _encoder_write _encoder_finish _encoder_message _encoder_memory_peak _encoder_destroy
@@ -50,8 +53,8 @@ build_jpeg() {
   # linker never takes jmemnobs.o from the archive).
   local exports
   exports=$(IFS=,; echo "${JPEG_EXPORTS[*]}")
-  emcc "${JPEG_CFLAGS[@]}" -I"$tree" -I"$build" \
-    "$here/jpeg/errors.c" "$here/jpeg/memory.c" "$here/jpeg/decoder.c" "$here/jpeg/encoder.c" \
+  emcc "${JPEG_CFLAGS[@]}" -I"$tree" -I"$build" -I"$here/common" \
+    "$here/common/yield.c" "$here/jpeg/errors.c" "$here/jpeg/memory.c" "$here/jpeg/decoder.c" "$here/jpeg/encoder.c" \
     "$build/libjpeg.a" \
     "${EM_LINK_FLAGS[@]}" -sABORTING_MALLOC=0 -sEXPORTED_FUNCTIONS="$exports" \
     -o "$out/libjpeg.js"

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "yield.h"
 #include "jerror.h"
 
 /* Bytes asked of JavaScript per fill_input_buffer call. */
@@ -120,6 +121,8 @@ static void term_source(j_decompress_ptr cinfo) {
 static void watch_work(j_common_ptr common) {
   struct decoder *d = (struct decoder *)common->client_data;
   j_decompress_ptr cinfo = &d->cinfo;
+  /* Called per row of 8x8 blocks while the scans of a multi-scan file are read (decoder_start). */
+  codec_yield_point((int)cinfo->image_width * DCTSIZE * cinfo->max_v_samp_factor);
   if (cinfo->input_scan_number == d->scans_seen) return;
   d->scans_seen = cinfo->input_scan_number;
   if (d->scans_seen > d->max_scans) {
@@ -316,3 +319,5 @@ EMSCRIPTEN_KEEPALIVE void decoder_destroy(struct decoder *d) {
   free(d->row);
   free(d);
 }
+
+CODEC_YIELDING_ENTRY(decoder_start)

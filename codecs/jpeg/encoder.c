@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "codec.h"
+#include "yield.h"
 
 /* Bytes handed to JavaScript per empty_output_buffer call. */
 #define OUTPUT_CHUNK 32768
@@ -29,6 +30,7 @@ struct encoder {
   struct codec_guard guard; /* first: cinfo.client_data points here */
   struct jpeg_compress_struct cinfo;
   struct jpeg_destination_mgr destination;
+  struct jpeg_progress_mgr progress;
   JOCTET *output;
   int width;
   int band_rows;
@@ -54,6 +56,12 @@ static boolean empty_output_buffer(j_compress_ptr cinfo) {
   js_write_output(encoder_of(cinfo)->output, OUTPUT_CHUNK); /* the whole buffer, whatever free_in_buffer says */
   init_destination(cinfo);
   return TRUE;
+}
+
+/* Called per row of 8x8 blocks in the passes of jpeg_finish_compress (optimised Huffman tables). */
+static void report_progress(j_common_ptr common) {
+  j_compress_ptr cinfo = (j_compress_ptr)common;
+  codec_yield_point((int)cinfo->image_width * DCTSIZE * cinfo->max_v_samp_factor);
 }
 
 static void term_destination(j_compress_ptr cinfo) {
@@ -82,6 +90,8 @@ EMSCRIPTEN_KEEPALIVE struct encoder *encoder_create(size_t memory_limit) {
   e->destination.empty_output_buffer = empty_output_buffer;
   e->destination.term_destination = term_destination;
   e->cinfo.dest = &e->destination;
+  e->progress.progress_monitor = report_progress;
+  e->cinfo.progress = &e->progress;
   return e;
 }
 
@@ -163,3 +173,5 @@ EMSCRIPTEN_KEEPALIVE void encoder_destroy(struct encoder *e) {
   free(e->rows);
   free(e);
 }
+
+CODEC_YIELDING_ENTRY(encoder_finish)

@@ -1,7 +1,6 @@
 import { avifEncoder } from './avif/encode';
 import { avifEncodedBytes, avifEncoderPeakBytes } from './avif/encode-memory';
 import { AVIF_BAND_ROWS, avifDecoder } from './avif/decoder';
-import { parseAvifContainer } from './avif/container';
 import { avifDecodeMemory, DAV1D_BASE_BYTES } from './avif/memory';
 import { verifyAvifContainer } from './avif/verify';
 import { jpegDecoder, jpegEncoder } from './codecs/libjpeg';
@@ -147,7 +146,7 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     encoder: avifEncoder,
     // dav1d holds a decoded picture (one row of tiles of a grid) and the item's data; rows are converted band by band.
     decodeCost: ({ input, stored, decoded }) => {
-      const container = parseAvifContainer(input);
+      const container = verifyAvifContainer(input); // with the AV1 sequence headers read: format and film grain
       const { wasmBytes, jsBytes } = avifDecodeMemory(container, decoded.width, AVIF_BAND_ROWS);
       // The memory guard asks about other sizes of the same image too (the largest that fits).
       const bytes = DAV1D_BASE_BYTES + (wasmBytes + jsBytes - DAV1D_BASE_BYTES) * (pixelsOf(stored) / pixelsOf(container.color.size));

@@ -1,4 +1,5 @@
-import { WasmLedger, withWasmLedger } from './codecs/wasm-memory';
+import { WasmLedger } from './codecs/wasm-memory';
+import { withRunContext } from './run-context';
 import { forward, type RowSource } from './rows';
 
 /**
@@ -14,9 +15,12 @@ export class MemoryMeter {
   /** `heldThroughout`: bytes the run holds from start to end (its input). */
   constructor(private readonly heldThroughout: number) {}
 
-  /** Runs the pipeline so that the codec instances it creates are counted here. */
-  run<T>(job: () => Promise<T>): Promise<T> {
-    return withWasmLedger(this.ledger, job);
+  /**
+   * Runs the pipeline so that the codec instances it creates are counted here; `contended` says
+   * whether other runs are waiting for the CPU (run-context.ts).
+   */
+  run<T>(job: () => Promise<T>, contended: () => boolean = () => false): Promise<T> {
+    return withRunContext({ ledger: this.ledger, contended, pixelsSinceYield: 0 }, job);
   }
 
   sample(jsBytes: number): void {

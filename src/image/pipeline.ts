@@ -11,6 +11,7 @@ import { orientRows, storedRegion } from './orient';
 import { chooseLowMemory, encodeFacts, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { resizeRows, targetSize } from './resize';
 import { forward, type RowSource } from './rows';
+import { yieldPoint } from './run-context';
 import { detectFormat } from './sniff';
 import type { Dimensions, ImageFormat } from './types';
 
@@ -53,8 +54,8 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
     const meter = new MemoryMeter(input.byteLength + heldOutside);
     const bytes = await meter.run(async () => {
       const source = await decodeAndTransform(plan, profile, meter);
-      return encode(plan, meter.metered(options.contended ? yielding(source, options.contended) : source));
-    });
+      return encode(plan, meter.metered(yielding(source)));
+    }, options.contended);
     meter.sample(bytes.byteLength);
     return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes };
   } finally {
@@ -62,24 +63,13 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   }
 }
 
-/**
- * Pixels a run works through before it lets other runs in its isolate go on (when there are any):
- * an isolate runs one piece of JavaScript at a time, so a 32x32 request beside a 24 MP one would
- * otherwise wait for all of it. About 10-20 ms of work; a yield costs a macrotask.
- */
-const PIXELS_BETWEEN_YIELDS = 1_000_000;
-
-function yielding(source: RowSource, contended: () => boolean): RowSource {
-  let pixels = 0;
+/** Lets other runs in the isolate go on between bands when they are waiting (run-context.ts). */
+function yielding(source: RowSource): RowSource {
   return {
     ...forward(source),
     async read() {
-      if (pixels >= PIXELS_BETWEEN_YIELDS) {
-        pixels = 0;
-        if (contended()) await new Promise((resolve) => setTimeout(resolve, 0));
-      }
       const band = await source.read();
-      if (band) pixels += band.rows * source.width;
+      if (band) await yieldPoint(band.rows * source.width);
       return band;
     },
   };

@@ -33,7 +33,9 @@ export function createAvifDecoder(options: AvifDecoderOptions = {}): RowDecoder 
       const coded = { ...shown, x: shown.x + (container.crop?.x ?? 0), y: shown.y + (container.crop?.y ?? 0) };
       const codec = await Dav1dCodec.open(largestImagePixels(container));
       try {
-        return new AvifRows(input, container, coded, codec, bandRows, options.upsampling ?? 'bilinear');
+        const color = await openLayerRows(codec, input, container.color, 'image', coded.y);
+        const alpha = container.alpha && (await openLayerRows(codec, input, container.alpha, 'alpha image', coded.y));
+        return new AvifRows(container, coded, codec, bandRows, options.upsampling ?? 'bilinear', color, alpha);
       } catch (error) {
         codec.close();
         throw error;
@@ -81,17 +83,18 @@ class AvifRows implements RowSource {
   private closed = false;
 
   constructor(
-    input: Uint8Array,
     container: AvifContainer,
     private readonly region: Region,
     private readonly codec: Dav1dCodec,
     private readonly bandRows: number,
     upsampling: ChromaUpsampling,
+    color: LayerRows,
+    alphaRows: LayerRows | null,
   ) {
     this.width = region.width;
     this.height = region.height;
-    this.color = openLayerRows(codec, input, container.color, 'image', region.y);
-    this.alphaRows = container.alpha && openLayerRows(codec, input, container.alpha, 'alpha image', region.y);
+    this.color = color;
+    this.alphaRows = alphaRows;
     const format = this.color.format;
     const nclx = container.nclx;
     this.conversion = new YuvToRgb({ ...format, matrix: nclx?.matrix ?? format.matrix, fullRange: nclx?.fullRange ?? format.fullRange }, upsampling);

@@ -25,14 +25,24 @@ export interface LayerRows {
   heldBytes(): number;
 }
 
-/** Opens the rows of `layer`, decoding what the first of the rows from `firstRow` on needs. */
-export function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: AvifLayer, what: string, firstRow: number): LayerRows {
-  if (!layer.grid) return new SingleImageRows(codec, file, layer.tiles[0], what);
-  return new GridRows(codec, file, layer, what, firstRow);
+/**
+ * Opens the rows of `layer`, decoding what the first of the rows from `firstRow` on needs: a single
+ * image whole (letting other runs go on while dav1d works), a grid its first row of tiles.
+ */
+export async function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: AvifLayer, what: string, firstRow: number): Promise<LayerRows> {
+  if (layer.grid) return new GridRows(codec, file, layer, what, firstRow);
+  const image = layer.tiles[0];
+  const picture = codec.createPicture();
+  await codec.decodeYielding(file, image.ranges, picture, `${what} ${image.id}`);
+  return new SingleImageRows(codec, picture, checkedFormat(image, picture, what));
 }
 
 function decodeImage(codec: Dav1dCodec, file: Uint8Array, image: Av1Image, picture: DecodedPicture, what: string): PictureFormat {
   codec.decode(file, image.ranges, picture, `${what} ${image.id}`);
+  return checkedFormat(image, picture, what);
+}
+
+function checkedFormat(image: Av1Image, picture: DecodedPicture, what: string): PictureFormat {
   const format = picture.format;
   if (format.width !== image.size.width || format.height !== image.size.height) {
     throw damaged(`avif: ${what} ${image.id} declares ${show(image.size)} and decodes to ${format.width}x${format.height}`);
@@ -41,20 +51,14 @@ function decodeImage(codec: Dav1dCodec, file: Uint8Array, image: Av1Image, pictu
 }
 
 class SingleImageRows implements LayerRows {
-  readonly format: PictureFormat;
-  private readonly picture: DecodedPicture;
   private buffer: ArrayBuffer | null = null;
   private planes: { samples: Samples; stride: number }[] = [];
 
   constructor(
     private readonly codec: Dav1dCodec,
-    file: Uint8Array,
-    image: Av1Image,
-    what: string,
-  ) {
-    this.picture = codec.createPicture();
-    this.format = decodeImage(codec, file, image, this.picture, what);
-  }
+    private readonly picture: DecodedPicture,
+    readonly format: PictureFormat,
+  ) {}
 
   row(plane: 0 | 1 | 2, y: number): PlaneRow {
     // Views are taken again only when a later decode (the alpha image) grew the wasm memory.

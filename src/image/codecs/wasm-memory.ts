@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentRun } from '../run-context';
 
 /**
  * The WebAssembly memories of codec instances, for measuring what a pipeline run holds
@@ -34,17 +34,13 @@ export class WasmLedger {
 
 /** Every instance in the isolate. */
 const isolate = new WasmLedger();
-/** The instances of the pipeline run whose async context created them (several runs can interleave). */
-const runLedger = new AsyncLocalStorage<WasmLedger>();
 
-/** Runs `job` so that the codec instances it creates are counted in `ledger` too. */
-export function withWasmLedger<T>(ledger: WasmLedger, job: () => Promise<T>): Promise<T> {
-  return runLedger.run(ledger, job);
-}
-
-/** Counts `memory` until the returned function is called (when its instance is dropped). */
+/**
+ * Counts `memory` until the returned function is called (when its instance is dropped), in the
+ * isolate's ledger and in that of the pipeline run whose async context created it (run-context.ts).
+ */
 export function trackMemory(memory: WebAssembly.Memory): () => void {
-  const run = runLedger.getStore();
+  const run = currentRun()?.ledger;
   isolate.add(memory);
   run?.add(memory);
   return () => {
