@@ -41,6 +41,21 @@ build_jpeg() {
   source_date=$(dpkg-parsechangelog -l "$tree/debian/changelog" -STimestamp)
   rm -rf "$build" && mkdir -p "$build"
 
+  # Speed for a 32-bit target that has 64-bit integers and a clz instruction, in a copy of the tree
+  # (the output is the same, bit for bit): libjpeg-turbo gives the Huffman coders 64-bit bit buffers
+  # only on 64-bit targets and x32, and counts bits with clz only on Arm. The pass that gathers
+  # statistics for optimised tables counts them one bit at a time; it takes JPEG_NBITS too.
+  local patched="$build/source"
+  cp -a "$tree" "$patched"
+  sed -i 's/defined(__x86_64__) && defined(__ILP32__)/(defined(__x86_64__) || defined(__wasm__)) \&\& defined(__ILP32__)/' \
+    "$patched/jchuff.c" "$patched/jdhuff.c" "$patched/jdhuff.h"
+  sed -i 's/^#if (defined(__GNUC__) && (defined(__arm__) || defined(__aarch64__))) || \\$/#if (defined(__GNUC__) \&\& (defined(__arm__) || defined(__aarch64__) || defined(__wasm__))) || \\/' "$patched/jchuff.c"
+  perl -0pi -e 's/  nbits = 0;\n  while \(temp\) \{\n    nbits\+\+;\n    temp >>= 1;\n  \}\n  \/\* Check for out-of-range coefficient values\.\n   \* Since we/  nbits = JPEG_NBITS(temp);\n  \/* Check for out-of-range coefficient values.\n   * Since we/; s/      nbits = 1;                \/\* there must be at least one 1 bit \*\/\n      while \(\(temp >>= 1\)\)\n        nbits\+\+;/      nbits = JPEG_NBITS_NONZERO(temp);/' "$patched/jchuff.c"
+  [ "$(grep -c 'defined(__wasm__)' "$patched/jchuff.c")" = 3 ] && [ "$(grep -c 'JPEG_NBITS(temp)\|JPEG_NBITS_NONZERO(temp)' "$patched/jchuff.c")" = 2 ] \
+    && grep -q 'defined(__wasm__)' "$patched/jdhuff.h" && grep -q 'defined(__wasm__)' "$patched/jdhuff.c" \
+    || { echo "jpeg: the speed patches did not apply" >&2; return 1; }
+  tree=$patched
+
   # emcmake's try-run checks cannot run under Node 20, so the type sizes are given (wasm32).
   SOURCE_DATE_EPOCH=$source_date emcmake cmake -S "$tree" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="${JPEG_CFLAGS[*]} -DNDEBUG" \
