@@ -23,8 +23,11 @@ if [ ! -d "$work/tools/node_modules/acorn" ]; then
   npm install --silent --no-audit --no-fund --prefix "$work/tools" acorn@8.14.0 >/dev/null
 fi
 export NODE_PATH="$work/tools/node_modules"
-export EM_CACHE="$work/emcache"
-emcc --version | head -n 1 | grep -q ' 3\.1\.6 ' || { echo "emscripten 3.1.6 is required" >&2; exit 1; }
+# Debian's emscripten is configured with FROZEN_CACHE: it uses the system libraries prebuilt in
+# /usr/share/emscripten/cache and refuses to build any, so a fresh cache directory fails.
+export EM_CACHE=/usr/share/emscripten/cache
+# (Captured, not piped: with pipefail, `emcc --version | head` fails when emcc writes to the closed pipe.)
+[[ "$(emcc --version)" == *' 3.1.6 '* ]] || { echo "emscripten 3.1.6 is required" >&2; exit 1; }
 
 # Flags every module is linked with: an ES module factory for the Worker (the compiled .wasm is
 # passed in through instantiateWasm), no file system, no eval, memory that starts at 1 MB and
