@@ -18,7 +18,7 @@ enum codec_status {
   CODEC_OK = 0,
   /* The file is damaged: truncated, or a bitstream libwebp cannot parse. */
   CODEC_DAMAGED = -1,
-  /* An allocation failed: the instance's memory limit (codec_memory_limit) or malloc itself. */
+  /* malloc failed: the WebAssembly memory could not grow. */
   CODEC_OUT_OF_MEMORY = -2,
   /* A valid file using something this module does not decode (an animation passed as a still). */
   CODEC_UNSUPPORTED = -3,
@@ -26,6 +26,8 @@ enum codec_status {
   CODEC_MISUSE = -4,
   /* The encoder's output would break a format limit (partition 0 over 512 KB, a file over 4 GB). */
   CODEC_TOO_BIG = -5,
+  /* An allocation would have taken libwebp past the limit the caller set (codec_memory_set_limit). */
+  CODEC_OVER_LIMIT = -6,
 };
 
 /*
@@ -39,11 +41,11 @@ enum codec_status {
 void codec_memory_set_limit(size_t bytes); /* 0: no limit */
 size_t codec_memory_used(void);
 size_t codec_memory_peak(void);
-/* True once an allocation failed since the last codec_memory_clear_failure(). */
+/* 0, or CODEC_OVER_LIMIT / CODEC_OUT_OF_MEMORY once an allocation failed since the last codec_memory_clear_failure(). */
 int codec_memory_failed(void);
 void codec_memory_clear_failure(void);
 
-/* The codec_status for a libwebp decoding status (an allocation failure wins over what libwebp said). */
+/* The codec_status for a libwebp decoding status (a failed allocation wins over what libwebp said). */
 int codec_status_of_decoding(VP8StatusCode status);
 
 #endif

@@ -107,7 +107,15 @@ static int start_lossy(struct decoder *d) {
   dec->mt_method_ = 0; /* no threads: rows are produced by the caller's loop */
   d->lossy_in_frame = 1; /* VP8ExitCritical must follow VP8EnterCritical whatever it returns */
   if (VP8EnterCritical(dec, &d->io) != VP8_STATUS_OK) return codec_status_of_decoding(dec->status_);
-  if (!VP8InitFrame(dec, &d->io)) return codec_status_of_decoding(dec->status_);
+  /*
+   * VP8InitFrame reserves an alpha plane (width x height) in its block when alpha_data_ is set,
+   * but the alpha decoder allocates and uses a plane of its own (alpha_dec.c, AllocateAlphaPlane)
+   * and never touches that one: hiding the ALPH chunk from VP8InitFrame saves 1 byte a pixel.
+   */
+  dec->alpha_data_ = NULL;
+  const int ok = VP8InitFrame(dec, &d->io);
+  dec->alpha_data_ = d->headers.alpha_data;
+  if (!ok) return codec_status_of_decoding(dec->status_);
   return CODEC_OK;
 }
 
@@ -127,6 +135,7 @@ int decoder_start(struct decoder *d, int band_rows) {
   const int width = d->info[INFO_WIDTH];
   const int height = d->info[INFO_HEIGHT];
 
+  codec_memory_clear_failure();
   d->headers.data = d->input;
   d->headers.data_size = d->input_size;
   d->headers.have_all_data = 1;
@@ -150,12 +159,11 @@ int decoder_start(struct decoder *d, int band_rows) {
   d->rows_capacity = d->headers.is_lossless ? band_rows : LOSSY_ROWS_PER_STEP;
   if (d->rows_capacity > height) d->rows_capacity = height;
   d->rows = (uint8_t *)WebPSafeMalloc((uint64_t)d->rows_capacity * width, 4);
-  if (d->rows == NULL) return fail(d, CODEC_OUT_OF_MEMORY);
+  if (d->rows == NULL) return fail(d, codec_memory_failed());
   d->output.u.RGBA.size = (size_t)d->rows_capacity * width * 4;
 
-  codec_memory_clear_failure();
   int started = d->headers.is_lossless ? start_lossless(d) : start_lossy(d);
-  if (started != CODEC_OK) return fail(d, codec_memory_failed() ? CODEC_OUT_OF_MEMORY : started);
+  if (started != CODEC_OK) return fail(d, codec_memory_failed() ? codec_memory_failed() : started);
   if (d->io.width != width || d->io.height != height) return fail(d, CODEC_DAMAGED);
   return CODEC_OK;
 }
@@ -207,7 +215,7 @@ int decoder_read(struct decoder *d, int max_rows) {
   int emitted = 0;
   while (emitted == 0 && d->next_row < d->info[INFO_HEIGHT]) {
     emitted = d->lossy ? read_lossy(d) : read_lossless(d, max_rows);
-    if (emitted < 0) return fail(d, codec_memory_failed() ? CODEC_OUT_OF_MEMORY : emitted);
+    if (emitted < 0) return fail(d, codec_memory_failed() ? codec_memory_failed() : emitted);
     if (emitted == 0 && d->lossy && d->lossy->mb_y_ >= d->lossy->br_mb_y_) break;
   }
   /* Every row must have come out once the last macroblock row was read. */

@@ -39,7 +39,7 @@ static int fail(struct encoder *e, int status) {
 }
 
 static int status_of_encoding(WebPEncodingError error) {
-  if (codec_memory_failed()) return CODEC_OUT_OF_MEMORY;
+  if (codec_memory_failed()) return codec_memory_failed();
   switch (error) {
     case VP8_ENC_OK:
       return CODEC_OK;
@@ -81,7 +81,7 @@ uint8_t *encoder_rows(struct encoder *e, size_t bytes) {
     e->rows_size = 0;
     e->rows = (uint8_t *)WebPSafeMalloc(1, bytes);
     if (e->rows == NULL) {
-      fail(e, CODEC_OUT_OF_MEMORY);
+      fail(e, codec_memory_failed());
       return NULL;
     }
     e->rows_size = bytes;
@@ -142,11 +142,14 @@ static int write_output(const uint8_t *data, size_t size, const WebPPicture *pic
 }
 
 /*
- * Encodes the picture with WebPConfigInit's settings, `quality` (1-100), `method` (0-6) and
- * `low_memory`, as cwebp, sharp and jSquash do with the same three values. An alpha plane that
- * came out fully opaque is left out, as a whole import would have done.
+ * Encodes the picture with WebPConfigInit's settings, `quality` (1-100), `method` (0-6),
+ * `low_memory` and `alpha_compression` (1: lossless, WebPConfigInit's; 0: the plane as it is), as
+ * cwebp, sharp and jSquash do with the same values. An alpha plane that came out fully opaque is
+ * left out, as a whole import would have done. The picture stays as it was imported (libwebp's
+ * clean-up of fully transparent blocks is idempotent), so after CODEC_OUT_OF_MEMORY it can be
+ * encoded again with settings that need less memory.
  */
-int encoder_encode(struct encoder *e, int quality, int method, int low_memory) {
+int encoder_encode(struct encoder *e, int quality, int method, int low_memory, int alpha_compression) {
   WebPPicture *const picture = &e->picture;
   WebPConfig config;
   if (e->status) return e->status;
@@ -154,6 +157,7 @@ int encoder_encode(struct encoder *e, int quality, int method, int low_memory) {
   config.quality = (float)quality;
   config.method = method;
   config.low_memory = low_memory;
+  config.alpha_compression = alpha_compression;
   if (!WebPValidateConfig(&config)) return fail(e, CODEC_MISUSE);
   if (picture->a != NULL && !WebPPictureHasTransparency(picture)) {
     picture->a = NULL;
@@ -167,8 +171,10 @@ int encoder_encode(struct encoder *e, int quality, int method, int low_memory) {
   picture->writer = write_output;
   picture->custom_ptr = e;
   codec_memory_clear_failure();
-  if (!WebPEncode(&config, picture)) return fail(e, status_of_encoding(picture->error_code));
-  return CODEC_OK;
+  if (WebPEncode(&config, picture)) return CODEC_OK;
+  const int status = status_of_encoding(picture->error_code);
+  /* Running out of memory leaves the picture usable: the caller may try again with less demanding settings. */
+  return status == CODEC_OUT_OF_MEMORY || status == CODEC_OVER_LIMIT ? status : fail(e, status);
 }
 
 void encoder_destroy(struct encoder *e) {

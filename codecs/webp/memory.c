@@ -20,7 +20,7 @@ static int failed;
 
 static void *counted(void *block, size_t size) {
   if (block == NULL) {
-    failed = 1;
+    failed = CODEC_OUT_OF_MEMORY;
     return NULL;
   }
   *(size_t *)block = size;
@@ -31,7 +31,7 @@ static void *counted(void *block, size_t size) {
 
 static int refused(size_t size) {
   if (size > SIZE_MAX - HEADER || (limit && size > limit - used)) {
-    failed = 1;
+    failed = CODEC_OVER_LIMIT;
     return 1;
   }
   return 0;
@@ -62,7 +62,8 @@ void codec_memory_clear_failure(void) { failed = 0; }
 
 int codec_status_of_decoding(VP8StatusCode status) {
   /* libwebp reports some failed allocations as bitstream errors (e.g. "Could not decode alpha data"). */
-  if (failed || status == VP8_STATUS_OUT_OF_MEMORY) return CODEC_OUT_OF_MEMORY;
+  if (failed) return failed;
+  if (status == VP8_STATUS_OUT_OF_MEMORY) return CODEC_OUT_OF_MEMORY;
   switch (status) {
     case VP8_STATUS_OK:
       return CODEC_OK;
