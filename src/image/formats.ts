@@ -6,7 +6,9 @@ import { verifyAvifContainer } from './avif/verify';
 import { jpegDecoder, jpegEncoder } from './codecs/libjpeg';
 import { jpegDecodeWasmBytes, jpegEncodeWasmBytes } from './codecs/libjpeg-memory';
 import { pngCodec } from './codecs/png';
-import { webpCodec } from './codecs/webp';
+import { webpDecoder } from './codecs/libwebp-decoder';
+import { webpEncoder } from './codecs/libwebp-encoder';
+import { WEBP_BAND_ROWS, webpDecoderWasmBytes, webpEncodedBytesMax, webpEncoderWasmBytes, webpStreamOf } from './codecs/libwebp-memory';
 import { wholeFrameDecodeCost, wholeFrameDecoder, wholeFrameEncodeCost, wholeFrameEncoder } from './codecs/whole-frame';
 import { MB, pixelsOf, resultBytes, type DecoderCost, type EncoderCost } from './memory-plan';
 import type { DecodeOptions, RowDecoder, RowEncoder } from './rows';
@@ -123,12 +125,21 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     supportsAlpha: true,
     stripMetadata: stripWebp,
     mayHaveAlpha: webpMayHaveAlpha,
-    decoder: wholeFrameDecoder(webpCodec),
-    encoder: wholeFrameEncoder(webpCodec),
-    // 12 MP: 57.9 MB to decode, 158.6 MB to encode.
-    decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 5, fixed: 2 * MB }, facts),
-    encodeCost: (facts) => wholeFrameEncodeCost({ perPixel: 13.9, fixed: 2 * MB }, facts, 'webp'),
-    resultBound: ({ output, quality }) => resultBytes('webp', pixelsOf(output), quality),
+    decoder: webpDecoder,
+    encoder: webpEncoder,
+    // libwebp's instance (a few rows of state for a lossy file, the whole ARGB image for a lossless
+    // one) and, for a crop or an animation's frame, one band of canvas width in JavaScript.
+    decodeCost: ({ input, stored }) => {
+      const stream = { ...webpStreamOf(input), ...stored };
+      const bytes = webpDecoderWasmBytes(stream) + WEBP_BAND_ROWS * stored.width * 4;
+      return { open: bytes, streaming: bytes };
+    },
+    // libwebp holds the whole picture as YUV 4:2:0 and its work; the file is written into the result buffer.
+    encodeCost: (facts) => ({
+      streaming: webpEncoderWasmBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality, facts.lowMemory) + webpResultBound(facts),
+      collectsFrame: false,
+    }),
+    resultBound: (facts) => webpResultBound(facts),
   },
   avif: {
     name: 'avif',
@@ -156,6 +167,10 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
   },
 };
+
+function webpResultBound({ output, alpha, quality }: EncodeFacts): number {
+  return Math.min(resultBytes('webp', pixelsOf(output), quality), webpEncodedBytesMax(output.width, output.height, alpha, quality));
+}
 
 /**
  * Header size of a file of a known format (EXIF orientation and AVIF irot not applied).

@@ -28,10 +28,16 @@ export function currentRun(): RunContext | undefined {
  * request beside a 24 MP one would otherwise wait for all of it. A yield costs a macrotask (~1 ms).
  */
 const PIXELS_BETWEEN_YIELDS = 1_000_000;
+/**
+ * A run alone still yields now and then (about every 50-80 ms of work): a request that arrives
+ * meanwhile is only delivered to the isolate when its event loop turns, and only then can it make
+ * the run contended. Awaiting bands (microtasks) does not turn it.
+ */
+const PIXELS_BETWEEN_YIELDS_ALONE = 4_000_000;
 
 /**
- * Called as work is done (`pixels` of it): a promise to await when other runs are waiting and this
- * run has worked long enough since it last let them in, otherwise undefined (go on at once).
+ * Called as work is done (`pixels` of it): a promise to await when this run has worked long enough
+ * since it last let others in (sooner when other runs wait), otherwise undefined (go on at once).
  * Codecs reach it from inside WebAssembly through JSPI (codecs/codec.ts).
  */
 export function yieldPoint(pixels: number): Promise<void> | undefined {
@@ -39,7 +45,7 @@ export function yieldPoint(pixels: number): Promise<void> | undefined {
   if (!run) return undefined;
   run.pixelsSinceYield += pixels;
   if (run.pixelsSinceYield < PIXELS_BETWEEN_YIELDS) return undefined;
+  if (!run.contended() && run.pixelsSinceYield < PIXELS_BETWEEN_YIELDS_ALONE) return undefined;
   run.pixelsSinceYield = 0;
-  if (!run.contended()) return undefined;
   return new Promise((resolve) => setTimeout(resolve, 0));
 }

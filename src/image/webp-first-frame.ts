@@ -1,5 +1,6 @@
 import { concat, damaged, startsWith, u24le, u8 } from './bytes';
 import { readWebpDimensions, riffHeader, webpChunk, webpChunks, type WebpChunk } from './header/webp';
+import type { Band, RowSource } from './rows';
 import type { Dimensions, RgbaImage } from './types';
 
 /**
@@ -146,4 +147,60 @@ function setU24le(bytes: Uint8Array, offset: number, value: number): void {
   bytes[offset] = value & 0xff;
   bytes[offset + 1] = (value >> 8) & 0xff;
   bytes[offset + 2] = (value >> 16) & 0xff;
+}
+
+/**
+ * The band version of placeOnCanvas: the bands of the decoded first frame placed at `at` on a
+ * transparent canvas, in bands of at most `bandRows` canvas rows. Holds one band of canvas width;
+ * a frame covering the whole canvas is returned unchanged.
+ */
+export function placeRowsOnCanvas(frame: RowSource, canvas: Dimensions, at: { x: number; y: number }, bandRows: number): RowSource {
+  const { width, height } = frame;
+  if (at.x < 0 || at.y < 0 || at.x + width > canvas.width || at.y + height > canvas.height) {
+    frame.close();
+    throw damaged(`webp: frame ${width}x${height} at ${at.x},${at.y} outside the ${canvas.width}x${canvas.height} canvas`);
+  }
+  if (at.x === 0 && at.y === 0 && width === canvas.width && height === canvas.height) return frame;
+  const rowBytes = canvas.width * 4;
+  const buffer = new Uint8Array(Math.min(bandRows, canvas.height) * rowBytes);
+  let pending: Band | null = null;
+  let used = 0; // rows of `pending` already placed
+  let y = 0;
+  const close = () => frame.close();
+  return {
+    width: canvas.width,
+    height: canvas.height,
+    model: frame.model,
+    alpha: true,
+    grey: false,
+    async read(): Promise<Band | null> {
+      if (y >= canvas.height) {
+        close();
+        return null;
+      }
+      // Transparent rows above and below the frame; inside it, the frame's rows at x.
+      const inside = y >= at.y && y < at.y + height;
+      const limit = inside ? at.y + height : y < at.y ? at.y : canvas.height;
+      let rows = Math.min(bandRows, limit - y);
+      buffer.fill(0, 0, rows * rowBytes);
+      if (inside) {
+        if (pending === null || used >= pending.rows) {
+          pending = await frame.read();
+          used = 0;
+          if (pending === null) throw damaged(`webp: first frame ended before row ${y - at.y}`);
+        }
+        rows = Math.min(rows, pending.rows - used);
+        for (let r = 0; r < rows; r++) {
+          const from = pending.data.subarray((used + r) * width * 4, (used + r + 1) * width * 4);
+          buffer.set(from, r * rowBytes + at.x * 4);
+        }
+        used += rows;
+      }
+      const band = { y, rows, data: buffer.subarray(0, rows * rowBytes) };
+      y += rows;
+      return band;
+    },
+    heldBytes: () => buffer.byteLength + frame.heldBytes(),
+    close,
+  };
 }

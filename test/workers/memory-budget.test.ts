@@ -5,7 +5,7 @@ import { applyOrientation } from '../../src/image/orient';
 import { processImage } from '../../src/image/pipeline';
 import type { Operation } from '../../src/image/operations';
 import type { ImageFormat } from '../../src/image/types';
-import { withOrientation } from '../support/large-inputs';
+import { withOrientation } from '../support/exif-orientation';
 import { corpus, decodeJpeg, decodePng, expectAppError, largeInput, sameBytes } from '../support/image-testing';
 
 /*

@@ -138,10 +138,12 @@ async function instantiateEmscripten<T>(
     noInitialRun: true,
     instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
       // A module's yield points wait for what yieldPoint answers (run-context.ts): a promise suspends it.
-      const env = imports.env ?? {};
-      for (const [key, value] of Object.entries(env)) {
-        if (typeof value !== 'function' || value.name !== YIELD_FUNCTION) continue;
-        env[key] = jspi ? (new jspi.Suspending((pixels: number) => yieldPoint(pixels)) as WebAssembly.ImportValue) : () => {};
+      // (An optimised build renames the import module too: "a", not "env".)
+      for (const functions of Object.values(imports)) {
+        for (const [key, value] of Object.entries(functions)) {
+          if (typeof value !== 'function' || value.name !== YIELD_FUNCTION) continue;
+          functions[key] = jspi ? (new jspi.Suspending((pixels: number) => yieldPoint(pixels)) as WebAssembly.ImportValue) : () => {};
+        }
       }
       const wasm = new WebAssembly.Instance(module, imports);
       exports = wasm.exports;

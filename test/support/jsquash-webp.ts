@@ -1,11 +1,12 @@
+// jSquash's WebP codec (whole frames): the reference our libwebp build is compared with in tests.
 import webpDecoder from '@jsquash/webp/codec/dec/webp_dec.js';
 import decoderWasm from '@jsquash/webp/codec/dec/webp_dec.wasm';
 // Workers support wasm SIMD: the SIMD build of the encoder, with its own binary.
 import webpEncoder from '@jsquash/webp/codec/enc/webp_enc_simd.js';
 import encoderWasm from '@jsquash/webp/codec/enc/webp_enc_simd.wasm';
 import { defaultOptions } from '@jsquash/webp/meta.js';
-import { firstFrameAsStill, placeOnCanvas } from '../webp-first-frame';
-import { emscriptenCodec, fromImageData, type Codec, type DecodedPixels, type EmscriptenEncoder } from './codec';
+import { firstFrameAsStill, placeOnCanvas } from '../../src/image/webp-first-frame';
+import { emscriptenCodec, fromImageData, type Codec, type DecodedPixels, type EmscriptenEncoder } from '../../src/image/codecs/codec';
 
 const decoder = emscriptenCodec<{ decode(bytes: Uint8Array): DecodedPixels | null }>(webpDecoder, decoderWasm);
 const encoder = emscriptenCodec<EmscriptenEncoder<typeof defaultOptions>>(webpEncoder, encoderWasm);

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { referenceJpegEncode } from '../../../test/support/image-testing';
+import { readBands } from '../../../test/support/row-sources';
+import { avifDecoder } from '../avif/decoder';
+import { frameSource } from '../rows';
+import { withRunContext } from '../run-context';
+import type { RgbaImage } from '../types';
+import { encodeWholeAvif } from './avif';
+import { jpegDecoder } from './libjpeg';
+import { encodeWebp } from './libwebp-encoder';
+import { WasmLedger } from './wasm-memory';
+
+/*
+ * Long calls inside the codecs (a WebP encode, the scans of a progressive JPEG, an AV1 frame) reach
+ * the run's yield points from inside WebAssembly (codecs/common/yield.h through JSPI): with other
+ * runs waiting, they let them in every megapixel or so of work, not only between bands.
+ */
+
+function noise(width: number, height: number): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  let seed = 1;
+  for (let i = 0; i < data.length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    data[i] = (i & 3) === 3 ? 255 : seed >>> 24;
+  }
+  return { data, width, height };
+}
+
+/** How many times `job` let waiting runs in (each yield asks whether any wait; here they always do). */
+async function yieldsDuring(job: () => Promise<unknown>): Promise<number> {
+  let yields = 0;
+  const contended = () => {
+    yields++;
+    return true;
+  };
+  await withRunContext({ ledger: new WasmLedger(), contended, pixelsSinceYield: 0 }, job);
+  return yields;
+}
+
+describe('yield points inside codec calls', () => {
+  const image = noise(2000, 1500);
+
+  it('a WebP encode of 3 MP yields many times from inside libwebp', async () => {
+    const yields = await yieldsDuring(() => encodeWebp(frameSource(image, { alpha: false }, () => {}, image.height), { quality: 80, orientation: 1 }));
+    expect(yields).toBeGreaterThanOrEqual(10);
+  });
+
+  it('a progressive JPEG of 3 MP yields while libjpeg reads its scans', async () => {
+    const jpeg = await referenceJpegEncode(image, 80, true);
+    // The whole image arrives as one band once the scans are read: every yield happened inside libjpeg.
+    const yields = await yieldsDuring(async () => {
+      const source = await jpegDecoder.open(jpeg, { shrink: 1, region: null });
+      source.close();
+    });
+    expect(yields).toBeGreaterThanOrEqual(5);
+  });
+
+  // (A grid's tiles are decoded one call each, between the pipeline's bands, which yield themselves.)
+  it('a single-image AVIF of 3 MP yields while dav1d decodes it', async () => {
+    const avif = await encodeWholeAvif(image, 60);
+    const yields = await yieldsDuring(async () => void (await readBands(await avifDecoder.open(avif, { shrink: 1, region: null }))));
+    expect(yields).toBeGreaterThanOrEqual(2);
+  });
+});
