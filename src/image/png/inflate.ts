@@ -25,7 +25,7 @@ interface Reader {
   cancel(): Promise<void>;
 }
 
-const EMPTY = new Uint8Array(0);
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 export class InflatedStream {
   private writer!: WritableStreamDefaultWriter<Uint8Array>;
@@ -40,7 +40,7 @@ export class InflatedStream {
   private finished = false;
 
   /** Inflated bytes received and not yet handed out. */
-  private chunk = EMPTY;
+  private chunk: Uint8Array = EMPTY;
   private at = 0;
   /** Inflated bytes received in all, and how many of a restarted stream's first bytes to drop. */
   private received = 0;
