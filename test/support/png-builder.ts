@@ -165,3 +165,75 @@ export function hashedSamples(bitDepth: number, seed = 1): PngSpec['sample'] {
     return ((h >>> 0) % (max + 1)) & max;
   };
 }
+
+/**
+ * A zlib stream that inflates to `data` followed by `zeros` zero bytes, written by hand in one
+ * fixed-Huffman block: `data` as literals, then a zero literal and copies of 258 bytes at
+ * distance 1 (13 bits each, so eight of them repeat every 13 bytes). Built without compressing
+ * the zeros, so a 10 GB bomb takes 63 MB and no time. Its Adler-32 is left 0: no decoder may get there.
+ */
+export function zlibWithZeros(data: Uint8Array, zeros: number): Uint8Array {
+  const copies = Math.max(0, Math.floor((zeros - 1) / 258));
+  const out = new Uint8Array(2 + Math.ceil(((data.length + 1) * 9 + (copies + 8) * 13 + 3 + 7) / 8) + 8);
+  out.set([0x78, 0x01]);
+  let bit = 16;
+  const put = (value: number, count: number) => {
+    for (let i = 0; i < count; i++, bit++) if ((value >> i) & 1) out[bit >> 3] |= 1 << (bit & 7);
+  };
+  // Huffman codes go most significant bit first.
+  const code = (value: number, count: number) => {
+    for (let i = count - 1; i >= 0; i--, bit++) if ((value >> i) & 1) out[bit >> 3] |= 1 << (bit & 7);
+  };
+  const literal = (v: number) => (v < 144 ? code(0x30 + v, 8) : code(0x190 + v - 144, 9));
+  const copy = () => {
+    code(0xc5, 8); // length code 285: 258 bytes
+    code(0, 5); // distance code 0: distance 1
+  };
+  put(1, 1); // BFINAL
+  put(1, 2); // BTYPE 01, fixed Huffman codes
+  for (const v of data) literal(v);
+  let left = copies;
+  if (zeros > 0) literal(0);
+  while (left > 0 && bit % 8 !== 0) {
+    copy();
+    left--;
+  }
+  // Eight copies are exactly 13 bytes: write them once, then double the run with copyWithin.
+  const periods = Math.floor(left / 8);
+  if (periods > 0) {
+    const start = bit >> 3;
+    for (let i = 0; i < 8; i++) copy();
+    let written = 1;
+    while (written < periods) {
+      const n = Math.min(written, periods - written);
+      out.copyWithin(start + written * 13, start, start + n * 13);
+      written += n;
+    }
+    bit = (start + periods * 13) * 8;
+    left -= periods * 8;
+  }
+  for (; left > 0; left--) copy();
+  code(0, 7); // end of block
+  return out.subarray(0, Math.ceil(bit / 8) + 4);
+}
+
+/**
+ * A large file without holding its pixels: rows from `row(y, out)` (filter byte 0 at out[0])
+ * compressed in batches as they are made. For decoding tests at 12 and 24 MP.
+ */
+export async function streamedPng(spec: Omit<PngSpec, 'sample' | 'interlaced'>, row: (y: number, out: Uint8Array) => void): Promise<Uint8Array> {
+  const channels = CHANNELS[spec.colourType];
+  const rowBytes = 1 + Math.ceil((spec.width * channels * spec.bitDepth) / 8);
+  const stream = new CompressionStream('deflate');
+  const writer = stream.writable.getWriter();
+  const compressed = new Response(stream.readable).arrayBuffer();
+  const rowsPerBatch = Math.max(1, Math.floor((1 << 20) / rowBytes));
+  for (let y = 0; y < spec.height; y += rowsPerBatch) {
+    const rows = Math.min(rowsPerBatch, spec.height - y);
+    const batch = new Uint8Array(rows * rowBytes);
+    for (let i = 0; i < rows; i++) row(y + i, batch.subarray(i * rowBytes, (i + 1) * rowBytes));
+    await writer.write(batch);
+  }
+  await writer.close();
+  return pngFromZlib({ ...spec, interlaced: false, sample: () => 0, idatBytes: 1 << 20 }, new Uint8Array(await compressed));
+}

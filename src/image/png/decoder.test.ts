@@ -2,46 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { corpus, PNGSUITE, sameBytes } from '../../../test/support/image-testing';
 import { buildPng, expectedRgba, hashedSamples, type PngSpec } from '../../../test/support/png-builder';
 import { referenceDecode } from '../../../test/workers/images';
-import { AppError } from '../../errors';
-import { verifyPngChunks } from '../header/png';
 import type { Region } from '../operations';
-import type { RgbaImage } from '../types';
-import { openPng, pngDecoder } from './decoder';
+import { damage, decodePng } from '../../../test/support/png-testing';
+import { pngDecoder } from './decoder';
 import { pngDecodeHeldBytes } from './memory';
 import { readPngStructure } from './structure';
-
-/** What the pipeline does with an upload: chunk checks, then the streaming decode, read to the end. */
-export async function decodePng(bytes: Uint8Array, region: Region | null = null, bandRows?: number): Promise<RgbaImage & { heldBytes: number }> {
-  verifyPngChunks(bytes);
-  const source = await openPng(bytes, { shrink: 1, region }, bandRows);
-  const data = new Uint8Array(source.width * source.height * 4);
-  let heldBytes = source.heldBytes();
-  let expectedY = 0;
-  try {
-    for (let band = await source.read(); band; band = await source.read()) {
-      expect(band.y).toBe(expectedY);
-      expectedY += band.rows;
-      heldBytes = Math.max(heldBytes, source.heldBytes());
-      data.set(band.data.subarray(0, band.rows * source.width * 4), band.y * source.width * 4);
-    }
-  } finally {
-    source.close();
-  }
-  expect(expectedY).toBe(source.height);
-  expect(source.heldBytes()).toBe(0);
-  return { data, width: source.width, height: source.height, heldBytes };
-}
-
-export async function damage(run: () => Promise<unknown>): Promise<AppError> {
-  const error = await run().then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe('UNSUPPORTED_FORMAT');
-  expect((error as AppError).message).toMatch(/damaged/);
-  return error as AppError;
-}
 
 const DEPTHS: Record<PngSpec['colourType'], PngSpec['bitDepth'][]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
 
