@@ -11,7 +11,6 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { PROJECT_ROOT } from '../src/cli/d1.ts';
 import { startDevServer, type DevServer } from '../test/node/dev-server.ts';
-import { measureCodecMemory } from './codec-memory.ts';
 import { ApiClient, createProUser, DEMO_PRO_KEY, multipartBody, type MultipartBody } from './api.ts';
 import { matrixCases, runMatrixCase, type MatrixResult } from './matrix.ts';
 import { measureBundle, type BundleResult } from './bundle.ts';
@@ -45,7 +44,6 @@ export interface BenchOptions {
   loadConnections: number;
   /** 'auto': probe the rate, then make enough users that nobody passes 10 requests per second. */
   loadUsers: 'auto' | number;
-  codecMemory: boolean;
   out: string;
   saveOutputs: boolean;
   verbose: boolean;
@@ -66,7 +64,6 @@ then prints the tables and writes them as JSON.
   --skip-matrix          no full-size matrix (every full-size input through every operation
                          with the default configuration: outcome, memory held and predicted, time)
   --matrix-inputs <a,b>  only matrix inputs whose name contains one of these (e.g. 24mp,png)
-  --codec-memory         only measure each codec's WebAssembly memory at 1-12 MP (in Node)
   --memory-sizes <12,24> photo sizes for the memory measurements (default 12,24)
   --load-seconds <s>     duration of each load test (default 10)
   --connections <n>      concurrent connections in the load tests (default 4)
@@ -88,7 +85,6 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     skipTimed: false,
     skipMatrix: false,
     matrixInputs: [],
-    codecMemory: false,
     memorySizes: [12, 24],
     loadSeconds: 10,
     loadConnections: 4,
@@ -139,9 +135,6 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
         break;
       case 'matrix-inputs':
         options.matrixInputs = (value() ?? '').split(',').map((part) => part.trim()).filter(Boolean);
-        break;
-      case 'codec-memory':
-        options.codecMemory = true;
         break;
       case 'memory-sizes': {
         const sizes = (value() ?? '').split(',').map((s) => Number(s.trim()));
@@ -662,10 +655,6 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     process.stderr.write(`bench: ${(err as Error).message}\n${USAGE}\n`);
     return 2;
-  }
-  if (options.codecMemory) {
-    await measureCodecMemory(path.join(PHOTOS_DIR, PHOTO[12]), [1, 2, 4, 8, 12]);
-    return 0;
   }
   if (options.runs < 5) log(`note: --runs ${options.runs} (the issue asks for at least 5)`);
 

@@ -5,17 +5,19 @@ import { avifDecodeMemory, DAV1D_BASE_BYTES } from './avif/memory';
 import { verifyAvifContainer } from './avif/verify';
 import { jpegDecoder, jpegEncoder } from './codecs/libjpeg';
 import { jpegDecodeWasmBytes, jpegEncodeWasmBytes } from './codecs/libjpeg-memory';
-import { pngCodec } from './codecs/png';
 import { webpDecoder } from './codecs/libwebp-decoder';
 import { webpEncoder } from './codecs/libwebp-encoder';
 import { WEBP_BAND_ROWS, webpDecoderWasmBytes, webpEncodedBytesMax, webpEncoderWasmBytes, webpStreamOf } from './codecs/libwebp-memory';
-import { wholeFrameDecodeCost, wholeFrameDecoder, wholeFrameEncodeCost, wholeFrameEncoder } from './codecs/whole-frame';
-import { MB, pixelsOf, resultBytes, type DecoderCost, type EncoderCost } from './memory-plan';
+import { pixelsOf, resultBytes, type DecoderCost, type EncoderCost } from './memory-plan';
 import type { DecodeOptions, RowDecoder, RowEncoder } from './rows';
 import { readAvifDimensions } from './header/avif';
 import { readJpegDimensions, readJpegFrame, verifyJpegStructure } from './header/jpeg';
 import { pngMayHaveAlpha, readPngDimensions, verifyPngChunks } from './header/png';
 import { readWebpDimensions, webpMayHaveAlpha } from './header/webp';
+import { pngDecoder } from './png/decoder';
+import { pngEncoder, pngFileBound } from './png/encoder';
+import { pngDecodeBytes, pngEncodeBytes, pngOutputChannels } from './png/memory';
+import { readPngStructure } from './png/structure';
 import { stripAvif } from './strip/avif';
 import { stripJpeg } from './strip/jpeg';
 import { stripPng } from './strip/png';
@@ -66,6 +68,8 @@ export interface EncodeFacts {
   grey: boolean;
   /** The encoder's low-memory mode (EncodeOptions.lowMemory). */
   lowMemory: boolean;
+  /** A cap on the result below the format's own bound (plan.ts fitResultToBudget; PNG only). */
+  maxResultBytes?: number;
 }
 
 /** Everything the pipeline knows per format, in one table. */
@@ -93,7 +97,6 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     // 3 bytes a pixel; the low-memory mode writes libjpeg's standard tables from about 1 MiB.
     encodeCost: ({ output, quality, grey, lowMemory }) => ({
       streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory) + resultBytes('jpeg', pixelsOf(output), quality),
-      collectsFrame: false,
     }),
     resultBound: ({ output, quality }) => resultBytes('jpeg', pixelsOf(output), quality),
   },
@@ -108,12 +111,16 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     supportsAlpha: true,
     stripMetadata: stripPng,
     mayHaveAlpha: pngMayHaveAlpha,
-    decoder: wholeFrameDecoder(pngCodec),
-    encoder: wholeFrameEncoder(pngCodec),
-    // 12 MP: 71.7 MB to decode with a 24 MB file; white noise 4000x3000: 267.1 MB to encode.
-    decodeCost: (facts) => wholeFrameDecodeCost({ perPixel: 4, fixed: 4 * MB }, facts),
-    encodeCost: (facts) => wholeFrameEncodeCost({ perPixel: 23.5, fixed: 2 * MB }, facts, 'png'),
-    resultBound: ({ output, quality }) => resultBytes('png', pixelsOf(output), quality),
+    decoder: pngDecoder,
+    encoder: pngEncoder,
+    // Rows in JavaScript and the runtime's inflaters (one per Adam7 pass), whatever the size.
+    decodeCost: ({ input, stored, decode }) => {
+      const bytes = pngDecodeBytes({ ...readPngStructure(input), ...stored }, decode.region?.width ?? stored.width);
+      return { open: bytes, streaming: bytes };
+    },
+    // Rows, the runtime's deflate and the file (as large as the filtered rows at worst).
+    encodeCost: (facts) => ({ streaming: pngEncodeBytes(facts.output.width, facts.output.height, pngOutputChannels(facts.alpha, facts.grey), pngResultBound(facts)) }),
+    resultBound: (facts) => pngResultBound(facts),
   },
   webp: {
     name: 'webp',
@@ -137,7 +144,6 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     // libwebp holds the whole picture as YUV 4:2:0 and its work; the file is written into the result buffer.
     encodeCost: (facts) => ({
       streaming: webpEncoderWasmBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality, facts.lowMemory) + webpResultBound(facts),
-      collectsFrame: false,
     }),
     resultBound: (facts) => webpResultBound(facts),
   },
@@ -163,10 +169,14 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
       const bytes = DAV1D_BASE_BYTES + (wasmBytes + jsBytes - DAV1D_BASE_BYTES) * (pixelsOf(stored) / pixelsOf(container.color.size));
       return { open: bytes, streaming: bytes };
     },
-    encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality), collectsFrame: false }),
+    encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality) }),
     resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
   },
 };
+
+function pngResultBound({ output, alpha, grey, maxResultBytes = Infinity }: EncodeFacts): number {
+  return Math.min(pngFileBound(output.width, output.height, pngOutputChannels(alpha, grey)), maxResultBytes);
+}
 
 function webpResultBound({ output, alpha, quality }: EncodeFacts): number {
   return Math.min(resultBytes('webp', pixelsOf(output), quality), webpEncodedBytesMax(output.width, output.height, alpha, quality));

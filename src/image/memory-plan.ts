@@ -27,10 +27,8 @@ export interface DecoderCost {
 }
 
 export interface EncoderCost {
-  /** Bytes held while rows stream in: WebAssembly memory, buffers, and the output (its bound) twice (chunks, then the joined file). */
+  /** Bytes held while rows stream in: WebAssembly memory, buffers, and the output (its bound, written once into a ResultBuffer). */
   streaming: number;
-  /** The encoder needs a whole RGBA frame collected before it starts (a whole-frame codec). */
-  collectsFrame: boolean;
 }
 
 export interface MemoryPlan {
@@ -39,7 +37,7 @@ export interface MemoryPlan {
   decoder: DecoderCost;
   /** Row windows and bands of the stages between decoder and encoder (crop, resize, orientation). */
   stages: number;
-  /** A whole frame between decoder and encoder (oriented frame or collected frame), 0 if none. */
+  /** A whole frame between decoder and encoder (the oriented frame), 0 if none. */
   frame: number;
   encoder: EncoderCost;
 }

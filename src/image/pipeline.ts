@@ -8,7 +8,7 @@ import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
 import type { Operation, PixelLimits, ProcessedImage, Region, RunOptions } from './operations';
 import { orientRows, storedRegion } from './orient';
-import { chooseLowMemory, encodeFacts, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { resizeRows, targetSize } from './resize';
 import { forward, type RowSource } from './rows';
 import { yieldPoint } from './run-context';
@@ -163,7 +163,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     quality: operation.quality,
     lowMemory: false,
   };
-  return { ...plan, lowMemory: chooseLowMemory(plan, limits.memoryBudgetBytes) };
+  return fitResultToBudget({ ...plan, lowMemory: chooseLowMemory(plan, limits.memoryBudgetBytes) }, limits.memoryBudgetBytes);
 }
 
 function displayedSize(stored: Dimensions, orientation: number): Dimensions {

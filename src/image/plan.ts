@@ -37,6 +37,8 @@ export interface ProcessingPlan {
   quality: number;
   /** The encoder's low-memory mode (chooseLowMemory). */
   lowMemory: boolean;
+  /** Most bytes the result may have where less than its format's bound (fitResultToBudget). */
+  maxResultBytes?: number;
 }
 
 /** libjpeg's scaled size: ceil(side / shrink). */
@@ -71,7 +73,6 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     frame += orientedFrameChannels({ alpha: carriesAlpha, grey }) * pixelsOf(beforeOrientation);
     stages += band(output.width);
   }
-  if (encoder.collectsFrame) frame += 4 * pixelsOf(output);
   return { inputBytes: plan.inputBytes, decoder, stages, frame, encoder };
 }
 
@@ -79,21 +80,45 @@ const band = (width: number) => BAND_ROWS_MAX * width * 4;
 
 /** What the encoder is told about its result. */
 export function encodeFacts(plan: ProcessingPlan) {
-  return { output: plan.output, quality: plan.quality, alpha: plan.alpha && !plan.flatten, grey: plan.grey, lowMemory: plan.lowMemory };
+  const { output, quality, grey, lowMemory, maxResultBytes } = plan;
+  return { output, quality, alpha: plan.alpha && !plan.flatten, grey, lowMemory, maxResultBytes };
 }
 
 /** A decoder that holds little while rows stream (baseline JPEG, lossy WebP) next to one holding the image. */
 const STREAMING_DECODER_BYTES = 8 * MB;
 
 /**
+ * Above this a run takes the encoder's low-memory mode: its normal mode (a JPEG's optimised Huffman
+ * tables, libwebp's token buffer) is worth about 6% of the bytes or a third of the time, not a run
+ * that leaves no room for a second one of its size in a 128 MB isolate.
+ */
+const NORMAL_MODE_MAX_BYTES = 64 * MB;
+
+/**
  * The encoder's normal mode unless another whole-image buffer is already held (a decoder that
- * keeps the image, an oriented frame) or it would not fit the budget: a JPEG's optimised Huffman
- * tables cost a second whole-image buffer, worth 6% of the bytes at q80 but not a run twice as big.
+ * keeps the image, an oriented frame) or the run would be large (NORMAL_MODE_MAX_BYTES) or not
+ * fit the budget.
  */
 export function chooseLowMemory(plan: ProcessingPlan, budgetBytes: number): boolean {
   const normal = memoryPlan({ ...plan, lowMemory: false });
   const holdsImageElsewhere = normal.frame > 0 || normal.decoder.streaming > STREAMING_DECODER_BYTES;
-  return holdsImageElsewhere || peakBytes(normal) > budgetBytes;
+  return holdsImageElsewhere || peakBytes(normal) > Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES);
+}
+
+/**
+ * A lossless result's size is unknown until it is made, and PNG's bound (rows that do not compress
+ * at all) is 1.3-2 times what photos come out at. Where the bound would not fit the budget, the
+ * result is allowed what remains instead, down to half the bound; a file that turns out larger
+ * fails with FILE_TOO_LARGE (result-buffer.ts) instead of the isolate running out of memory.
+ */
+export function fitResultToBudget(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
+  if (plan.outputFormat !== 'png') return plan;
+  const full = memoryPlan(plan);
+  const excess = peakBytes(full) - budgetBytes;
+  if (excess <= 0) return plan;
+  const bound = FORMATS.png.resultBound(encodeFacts(plan));
+  if (bound - excess < bound / 2) return plan;
+  return { ...plan, maxResultBytes: Math.floor(bound - excess) };
 }
 
 const scale = ({ width, height }: Dimensions, factor: number): Dimensions => ({

@@ -6,8 +6,7 @@ import type { RgbaImage } from './types';
  * decoder hands out a few rows at a time, every stage (colour, crop, resize, flatten, orientation)
  * holds only the window of rows it needs, and the encoder takes bands as they come. No stage holds
  * a whole frame unless the output order needs one (orientation 3-8 for an encoder that writes top
- * to bottom), and a codec that can only work on whole frames is wrapped with `frameSource` /
- * `collectFrame` below until it has a streaming implementation.
+ * to bottom). `frameSource` and `collectFrame` below turn a frame into bands and back (tests, references).
  */
 
 /** A run of consecutive rows of 8-bit pixels, 4 bytes each (RGBA, or CMYK inks). */
@@ -153,7 +152,7 @@ export function frameSource(
   };
 }
 
-/** Reads a source to its end into one frame (for whole-frame encoders and tests); closes it. */
+/** Reads a source to its end into one frame (for tests and references); closes it. */
 export async function collectFrame(source: RowSource): Promise<RgbaImage> {
   const { width, height } = source;
   const data = new Uint8Array(width * height * 4);

@@ -3,6 +3,7 @@ import { readSettings } from '../../src/config';
 import { readDimensions } from '../../src/image/formats';
 import type { Operation } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
+import { detectFormat } from '../../src/image/sniff';
 import { largeInput } from '../support/image-testing';
 
 /*
@@ -21,15 +22,22 @@ const OPERATIONS: Record<string, Operation> = {
   'convert to WebP': { kind: 'convert', format: 'webp', quality: 80 },
   'resize to 1600 px WebP': { kind: 'resize', width: 1600, keepAspectRatio: true, format: 'webp', quality: 80 },
   'crop 2000x1500': { kind: 'crop', region: { x: 500, y: 400, width: 2000, height: 1500 }, quality: 80 },
+  'convert to PNG': { kind: 'convert', format: 'png', quality: 80 },
+  'convert to AVIF': { kind: 'convert', format: 'avif', quality: 60 },
 };
+
+const EVERY_OPERATION_BUT_AVIF = Object.keys(OPERATIONS).filter((name) => name !== 'convert to AVIF');
 
 const CASES: [input: string, operations: string[], maxHeldMiB: number][] = [
   ['jpeg-12mp.jpg', Object.keys(OPERATIONS), 64],
-  ['jpeg-12mp-progressive.jpg', Object.keys(OPERATIONS), 64],
-  ['jpeg-12mp-rotated.jpg', Object.keys(OPERATIONS), 64],
-  ['webp-12mp.webp', Object.keys(OPERATIONS), 64],
-  ['jpeg-24mp.jpg', Object.keys(OPERATIONS), 100],
-  ['webp-24mp.webp', Object.keys(OPERATIONS), 100],
+  ['jpeg-12mp-progressive.jpg', EVERY_OPERATION_BUT_AVIF, 64],
+  ['jpeg-12mp-rotated.jpg', EVERY_OPERATION_BUT_AVIF, 64],
+  ['webp-12mp.webp', EVERY_OPERATION_BUT_AVIF, 64],
+  ['png-12mp.png', Object.keys(OPERATIONS), 64],
+  ['avif-12mp.avif', ['convert to JPEG q80', 'convert to PNG', 'resize to 1600 px WebP', 'crop 2000x1500'], 64],
+  ['jpeg-24mp.jpg', EVERY_OPERATION_BUT_AVIF, 100],
+  ['webp-24mp.webp', EVERY_OPERATION_BUT_AVIF, 100],
+  ['png-24mp.png', ['convert to JPEG q80', 'convert to PNG', 'resize to 1600 px WebP', 'crop 2000x1500'], 100],
   ['jpeg-48mp.jpg', ['convert to JPEG q80', 'resize to 1600 px WebP', 'crop 2000x1500'], 100],
 ];
 
@@ -47,7 +55,7 @@ describe('full-size photos with the default configuration', () => {
       const result = await processImage(input, operation, DEFAULTS);
       const stored = readDimensions(result.format, result.bytes);
       const rotated = name.includes('rotated');
-      const source = readDimensions(name.endsWith('.webp') ? 'webp' : 'jpeg', input);
+      const source = readDimensions(detectFormat(input)!, input);
       const displayed = rotated ? { width: source.height, height: source.width } : source;
       expect(stored).toEqual(expectedSize(operation, displayed));
       expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);

@@ -136,6 +136,9 @@ async function instantiateEmscripten<T>(
   const instance = (await (factory as (options: object) => Promise<T>)({
     ...overrides,
     noInitialRun: true,
+    // Without it the glue resolves its .wasm against import.meta.url, which a bundled Worker lacks
+    // ("Invalid URL string" under wrangler dev and on deployment); the module is passed in anyway.
+    locateFile: (file: string) => file,
     instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
       // A module's yield points wait for what yieldPoint answers (run-context.ts): a promise suspends it.
       // (An optimised build renames the import module too: "a", not "env".)

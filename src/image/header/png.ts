@@ -1,6 +1,7 @@
 import { damaged, fourCC, need, u32be, startsWith } from '../bytes';
 import { PNG_SIGNATURE } from '../sniff';
 import type { Dimensions } from '../types';
+import { CRC_START, crcUpdate, crcValue } from '../png/crc';
 
 export interface PngChunk {
   type: string;
@@ -62,26 +63,14 @@ export function readPngDimensions(bytes: Uint8Array): Dimensions {
   return { width, height };
 }
 
-let crcTable: Uint32Array | undefined;
-
 /** CRC-32 as PNG computes it (over chunk type and data). */
 export function crc32(data: Uint8Array): number {
-  if (!crcTable) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
-  }
-  let crc = 0xffffffff;
-  for (let i = 0; i < data.length; i++) crc = crcTable[(crc ^ data[i]) & 0xff] ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
+  return crcValue(crcUpdate(CRC_START, data));
 }
 
 /**
  * Every chunk's CRC, and at least one IDAT before IEND. libpng refuses such files too;
- * the Rust decoder behind @jsquash/png would otherwise return wrong pixels for some.
+ * a decoder that skipped the checks would return wrong pixels for some.
  * APNG frames (`fcTL`) must lie inside the IHDR size, and one before the first IDAT (the default
  * image is the first frame) must be exactly that size: the decoder decodes only the default image,
  * but sizes it from that fcTL.

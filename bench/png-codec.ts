@@ -1,0 +1,237 @@
+/// <reference types="node" />
+/**
+ * `npx node bench/png-codec.ts [runs]`: the PNG codec of src/image/png in workerd (Miniflare)
+ * against sharp in this process (libspng/libpng + zlib-ng, `sharp.concurrency(1)`), on the 12 MP
+ * and 1 MP corpus photos and a generated screenshot-like image:
+ * - decode time of 12 MP PNGs (RGB, RGBA, Adam7) written by sharp;
+ * - encode time and bytes per filter strategy against sharp's default `png()`;
+ * - workerd's RSS growth during each, and per open zlib stream (what the runtime's zlib holds
+ *   outside JavaScript, which src/image/png/memory.ts budgets).
+ * Times are medians of `runs` (default 5) after one warm-up; workerd's include the request, so
+ * the median of an empty request with the same body and reply size is subtracted.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import sharp from 'sharp';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const PHOTOS = path.resolve(ROOT, '../shared/corpus/photos');
+const RUNS = Number(process.argv[2] ?? 5);
+const MB = 2 ** 20;
+
+sharp.concurrency(1);
+sharp.cache(false);
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  let result = await run();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    result = await run();
+    times.push(performance.now() - start);
+  }
+  return { ms: median(times), result };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** workerd serving `script` on a free port, started directly (the binary Miniflare uses). */
+async function startWorkerd(script: string): Promise<{ url: string; pid: number; stop: () => void }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'png-codec-'));
+  const port = await freePort();
+  writeFileSync(path.join(dir, 'worker.js'), script);
+  writeFileSync(
+    path.join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (modules = [(name = "worker.js", esModule = embed "worker.js")], compatibilityDate = "2026-11-01");
+`,
+  );
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/workerd'), ['serve', path.join(dir, 'config.capnp')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${url}/null`, { method: 'POST' });
+      break;
+    } catch (error) {
+      if (i > 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return { url, pid: child.pid!, stop: () => (child.kill(), rmSync(dir, { recursive: true, force: true })) };
+}
+
+function rssBytes(pid: number): number {
+  return 1024 * Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+}
+
+/** Peak RSS growth of `pid` while `run` runs, sampled every 2 ms. */
+async function rssGrowth<T>(pid: number, run: () => Promise<T>): Promise<number> {
+  const before = rssBytes(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 2);
+  try {
+    await run();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, rssBytes(pid)) - before;
+}
+
+async function main(): Promise<void> {
+  const bundle = await build({
+    entryPoints: [path.join(ROOT, 'bench/png-worker.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    write: false,
+  });
+  const workerd = await startWorkerd(bundle.outputFiles[0].text);
+  const pid = workerd.pid;
+  const call = async (route: string, body: Uint8Array) => {
+    const response = await fetch(`${workerd.url}${route}`, { method: 'POST', body });
+    if (!response.ok) throw new Error(`${route}: ${response.status} ${await response.text()}`);
+    return new Uint8Array(await response.arrayBuffer());
+  };
+  const inWorkerd = async (route: string, body: Uint8Array) => {
+    const run = await timed(() => call(route, body));
+    const empty = await timed(() => call(`/null?reply=${run.result.length}`, body));
+    return { ms: run.ms - empty.ms, result: run.result };
+  };
+
+  const photo = async (file: string, channels: 3 | 4) => {
+    const rgb = await sharp(path.join(PHOTOS, file)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { width, height } = rgb.info;
+    if (channels === 3) return { data: new Uint8Array(rgb.data), width, height, channels };
+    // Alpha that varies like the picture (its green), so it costs what real alpha costs.
+    const rgba = new Uint8Array(width * height * 4);
+    for (let i = 0, o = 0; i < rgb.data.length; i += 3, o += 4) rgba.set([rgb.data[i], rgb.data[i + 1], rgb.data[i + 2], rgb.data[i + 1]], o);
+    return { data: rgba, width, height, channels };
+  };
+  const toRgba = (image: { data: Uint8Array; width: number; height: number; channels: number }) => {
+    if (image.channels === 4) return image.data;
+    const out = new Uint8Array(image.width * image.height * 4);
+    for (let i = 0, o = 0; o < out.length; i += 3, o += 4) out.set([image.data[i], image.data[i + 1], image.data[i + 2], 255], o);
+    return out;
+  };
+  const sharpPng = (image: { data: Uint8Array; width: number; height: number; channels: 3 | 4 }, progressive = false) =>
+    sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } }).png({ progressive }).toBuffer();
+
+  const photo12 = await photo('photo-12mp.jpg', 3);
+  const photo12Alpha = await photo('photo-12mp.jpg', 4);
+  const photo1 = await photo('photo-1mp.jpg', 3);
+  const screenshot = screenshotLike(2560, 1440, photo12);
+
+  console.log(`PNG codec in workerd vs sharp, median of ${RUNS} runs (ms); workerd RSS growth in MiB`);
+  console.log('\nDecode (PNGs written by sharp):');
+  for (const [name, image, progressive] of [
+    ['12 MP RGB', photo12, false],
+    ['12 MP RGBA', photo12Alpha, false],
+    ['12 MP RGB Adam7', photo12, true],
+    ['screenshot 2560x1440', screenshot, false],
+  ] as const) {
+    const png = new Uint8Array(await sharpPng(image, progressive));
+    const ours = await inWorkerd('/decode', png);
+    const theirs = await timed(() => sharp(png).raw().toBuffer());
+    const growth = await rssGrowth(pid, () => call('/decode', png));
+    const base = await rssGrowth(pid, () => call('/null', png));
+    const { heldBytes } = JSON.parse(new TextDecoder().decode(ours.result));
+    console.log(
+      `  ${name}: ${(png.length / MB).toFixed(1)} MiB file; ours ${ours.ms.toFixed(0)}, sharp ${theirs.ms.toFixed(0)} (x${(ours.ms / theirs.ms).toFixed(2)}); ` +
+        `JS held ${(heldBytes / 1024).toFixed(0)} KiB; RSS growth ${(growth / MB).toFixed(1)} (same body, no decode: ${(base / MB).toFixed(1)})`,
+    );
+  }
+
+  console.log('\nEncode (bytes and time against sharp png(), compressionLevel 6, no filtering):');
+  for (const [name, image] of [['12 MP photo', photo12], ['screenshot 2560x1440', screenshot], ['1 MP photo', photo1]] as const) {
+    const theirs = await timed(() => sharpPng(image));
+    const rgba = toRgba(image);
+    const query = `width=${image.width}&height=${image.height}&alpha=0`;
+    for (const filter of ['adaptive', 'none', 'paeth', 'up']) {
+      const ours = await inWorkerd(`/encode?${query}&filter=${filter}`, rgba);
+      const decoded = await sharp(ours.result).raw().toBuffer();
+      if (!decoded.equals(Buffer.from(image.data))) throw new Error(`${name} ${filter}: the PNG does not decode to its pixels`);
+      const bytes = ours.result.length;
+      const growth = filter === 'adaptive' ? await rssGrowth(pid, () => call(`/encode?${query}&filter=${filter}`, rgba)) : NaN;
+      const base = filter === 'adaptive' ? await rssGrowth(pid, () => call(`/null?reply=${bytes}`, rgba)) : NaN;
+      console.log(
+        `  ${name} ${filter}: ours ${(bytes / MB).toFixed(2)} MiB in ${ours.ms.toFixed(0)}; sharp ${(theirs.result.length / MB).toFixed(2)} MiB in ${theirs.ms.toFixed(0)}; ` +
+          `bytes ours/sharp ${(bytes / theirs.result.length).toFixed(3)}, sharp/ours ${(theirs.result.length / bytes).toFixed(3)}; time x${(ours.ms / theirs.ms).toFixed(2)}` +
+          (filter === 'adaptive' ? `; RSS growth ${(growth / MB).toFixed(1)} (same body and reply, no encode: ${(base / MB).toFixed(1)})` : ''),
+      );
+    }
+  }
+
+  console.log('\nzlib streams held open (RSS growth per stream):');
+  const zeros = await deflateZeros(2048);
+  const photoPiece = new Uint8Array(await sharpPng(photo1)).subarray(100, 2148);
+  for (const [label, kind, piece, count] of [
+    ['DecompressionStream after a 2 KiB piece of zeros (2 MiB out)', 'inflate', zeros, 20],
+    ['DecompressionStream after a 2 KiB piece of a photo', 'inflate', photoPiece, 200],
+    ['CompressionStream after 64 KiB of photo rows', 'deflate', photo1.data.subarray(0, 65536), 200],
+  ] as const) {
+    await call('/release', new Uint8Array(0));
+    const growth = await rssGrowth(pid, () => call(`/streams?kind=${kind}&count=${count}`, piece));
+    console.log(`  ${label}: ${(growth / count / 1024).toFixed(0)} KiB`);
+  }
+  workerd.stop();
+}
+
+/** The first `bytes` of a zlib stream of zeros: what inflates the most per compressed byte. */
+async function deflateZeros(bytes: number): Promise<Uint8Array> {
+  const stream = new Blob([new Uint8Array(64 * MB)]).stream().pipeThrough(new CompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer()).subarray(0, bytes);
+}
+
+/**
+ * A screenshot-like RGB picture: flat panels, pseudo-text (runs of dark strokes on light
+ * backgrounds), thin rules, a gradient toolbar, and a photo inset, as desktop screenshots have.
+ */
+function screenshotLike(width: number, height: number, photo: { data: Uint8Array; width: number }): { data: Uint8Array; width: number; height: number; channels: 3 } {
+  const data = new Uint8Array(width * height * 3);
+  let seed = 12345;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const fill = (x0: number, y0: number, w: number, h: number, rgb: number[]) => {
+    for (let y = y0; y < Math.min(height, y0 + h); y++) for (let x = x0; x < Math.min(width, x0 + w); x++) data.set(rgb, (y * width + x) * 3);
+  };
+  fill(0, 0, width, height, [246, 246, 248]);
+  for (let x = 0; x < width; x++) fill(x, 0, 1, 48, [40 + (x * 40) / width, 60, 90 + (x * 60) / width]);
+  fill(0, 48, 280, height - 48, [232, 234, 238]);
+  for (let y = 70; y < height - 20; y += 28) {
+    fill(20, y, 24, 16, [random() * 255, random() * 255, random() * 255].map(Math.floor));
+    for (let x = 54; x < 250 - 8; x += 7) if (random() < 0.8) fill(x, y + 4, 5, 9, [60, 60, 70]);
+  }
+  for (let y = 80; y < height - 400; y += 22) {
+    if (random() < 0.1) continue;
+    fill(300, y + 19, width - 340, 1, [225, 225, 230]);
+    let x = 320;
+    while (x < width - 60) {
+      const word = 3 + Math.floor(random() * 8);
+      for (let i = 0; i < word && x < width - 60; i++, x += 8) fill(x, y + 3 + (random() < 0.3 ? 0 : 3), 6, random() < 0.3 ? 12 : 9, [30, 30, 35]);
+      x += 8;
+    }
+  }
+  const [insetX, insetY, insetW, insetH] = [320, height - 380, 900, 360];
+  for (let y = 0; y < insetH; y++) data.set(photo.data.subarray(((1000 + y) * photo.width + 1500) * 3, ((1000 + y) * photo.width + 1500 + insetW) * 3), ((insetY + y) * width + insetX) * 3);
+  fill(1300, height - 380, 400, 40, [0, 120, 215]);
+  fill(1300, height - 320, 400, 40, [220, 53, 69]);
+  return { data, width, height, channels: 3 };
+}
+
+await main();
