@@ -85,6 +85,10 @@ export default defineConfig({
     // Vitest runs one file at a time on a 2-core machine by default (cores - 1); the suite is
     // CPU-bound in workerd and Node, so two files at a time nearly halve it.
     maxWorkers: Math.max(2, availableParallelism()),
+    // A failed comparison of pixel arrays would otherwise be printed whole: a diff of 100+ MB
+    // that overflows the pool's WebSocket and crashes the worker instead of reporting the failure.
+    diff: { truncateThreshold: 400, maxDepth: 4 },
+    chaiConfig: { truncateThreshold: 400 },
     projects: [
       workersProject({ name: 'workers', include: ['src/**/*.test.ts', 'test/workers/**/*.test.ts'], exclude: ['src/image/**'] }),
       // Pure unit tests of src/image (no storage, no module state they rely on being fresh): one
