@@ -88,11 +88,13 @@ export function encodeFacts(plan: ProcessingPlan) {
 const STREAMING_DECODER_BYTES = 8 * MB;
 
 /**
- * Above this a run takes the encoder's low-memory mode: its normal mode (a JPEG's optimised Huffman
- * tables, libwebp's token buffer) is worth about 6% of the bytes or a third of the time, not a run
- * that leaves no room for a second one of its size in a 128 MB isolate.
+ * Above this predicted peak a run takes the encoder's low-memory mode: its normal mode (a JPEG's
+ * optimised Huffman tables, libwebp's token buffer) is worth about 6% of the bytes or a third of
+ * the time, not a run that leaves no room for a second one of its size in a 128 MB isolate. (The
+ * prediction is an upper bound: a 12 MP photo to WebP is predicted at 65 MiB with its upload and
+ * holds 51.)
  */
-const NORMAL_MODE_MAX_BYTES = 64 * MB;
+const NORMAL_MODE_MAX_BYTES = 72 * MB;
 
 /**
  * The encoder's normal mode unless another whole-image buffer is already held (a decoder that
