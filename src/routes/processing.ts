@@ -12,6 +12,7 @@ import { formContentType } from '../middleware/form-content-type';
 import { idempotency } from '../middleware/idempotency';
 import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
+import { uploadForm } from '../middleware/upload-form';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
 import { downloadPath } from '../storage/results';
@@ -58,7 +59,7 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     security,
     parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
     // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough.
-    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), idempotency, dailyQuota, uploadLimit, formContentType],
+    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), idempotency, dailyQuota, uploadLimit, formContentType, uploadForm],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
       200: {
