@@ -35,5 +35,7 @@ describe('a small conversion beside a large one', () => {
     console.log(`${input}: large ${bigResult.ms.toFixed(0)} ms, small ${smallResult.ms.toFixed(0)} ms`);
     expect([bigResult.status, smallResult.status]).toEqual([200, 200]);
     expect(smallResult.end).toBeLessThan(bigResult.end);
+    // Measured 15-60 ms, also with the machine busy; the aim is under 0.6 s.
+    expect(smallResult.ms).toBeLessThan(600);
   });
 });
