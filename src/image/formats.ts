@@ -158,7 +158,8 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     maxDimension: 65_536,
     supportsAlpha: true,
     stripMetadata: stripAvif,
-    mayHaveAlpha: () => true,
+    // Only an alpha auxiliary image (or track) gives transparency: without one the rows are opaque.
+    mayHaveAlpha: (bytes) => verifyAvifContainer(bytes).alpha !== null,
     decoder: avifDecoder,
     encoder: avifEncoder,
     // dav1d holds a decoded picture (one row of tiles of a grid) and the item's data; rows are converted band by band.

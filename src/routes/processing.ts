@@ -75,33 +75,48 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
 /** One per isolate: pipeline runs share its memory (src/admission). */
 let admission: MemoryAdmission | null = null;
 
+/**
+ * The upload's bytes and name, with every reference to the parsed form dropped (the validated
+ * fields and Hono's body cache): the form's copy of the file becomes garbage, which a deployed
+ * isolate's memory limit does not count once collected, so the pipeline's copy is the only one a
+ * run holds (a 41 MB PNG is not held twice beside its decode).
+ */
+async function takeUpload(c: Context<AppEnv>): Promise<{ bytes: Uint8Array; name: string }> {
+  const form = c.req.valid('form' as never) as { file?: File };
+  const file = form.file!;
+  const upload = { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name };
+  delete form.file;
+  c.req.bodyCache = {};
+  return upload;
+}
+
 /** Validate -> process -> store -> answer; everything else lives in middleware and src/image. */
-async function respondWithResult(c: Context<AppEnv>, file: File, operation: Operation) {
+async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   const { userId, limits, plan } = c.get('account');
   const settings = c.get('settings');
-  if (file.size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
+  const size = (c.req.valid('form' as never) as { file: File }).file.size;
+  if (size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
 
   const pixelLimits = settings.pixelLimits[plan];
   admission ??= new MemoryAdmission(() => pixelLimits.memoryBudgetBytes);
   const memory = admission;
-  // The parsed upload stays in memory until the request ends, beside the pipeline's copy of it.
-  const releaseUpload = memory.hold(file.size);
-  let image;
-  let releaseResult = () => {};
+  // Until it is copied, the parsed upload is held twice over.
+  const releaseUpload = memory.hold(2 * size);
+  let upload;
   try {
-    image = await processImage(new Uint8Array(await file.arrayBuffer()), operation, pixelLimits, {
-      heldOutside: file.size,
-      admit: (peakBytes) => memory.admit(peakBytes - file.size, c.get('clientSignal')),
-      contended: () => memory.contended,
-    });
-    // The result is in memory until it is stored.
-    releaseResult = memory.hold(image.bytes.byteLength);
+    upload = await takeUpload(c);
   } finally {
     releaseUpload();
   }
+  const image = await processImage(upload.bytes, operation, pixelLimits, {
+    admit: (peakBytes) => memory.admit(peakBytes, c.get('clientSignal')),
+    contended: () => memory.contended,
+  });
+  // The result is in memory until it is stored.
+  const releaseResult = memory.hold(image.bytes.byteLength);
   c.get('facts').pipelinePeakBytes = image.peakBytes;
   const now = c.get('clock')();
-  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: file.name, retentionMs: settings.resultRetentionMs, now }).finally(releaseResult);
+  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }).finally(releaseResult);
   const { row } = saved;
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {
@@ -130,23 +145,23 @@ async function respondWithResult(c: Context<AppEnv>, file: File, operation: Oper
 export function registerProcessing(app: OpenAPIHono<AppEnv>) {
   for (const door of ['api', 'web'] as const) {
     app.openapi(processingRoute(door, 'convert', ConvertForm), (c) => {
-      const { file, format, quality } = c.req.valid('form');
-      return respondWithResult(c, file, { kind: 'convert', format, quality });
+      const { format, quality } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'convert', format, quality });
     });
 
     app.openapi(processingRoute(door, 'crop', CropForm), (c) => {
-      const { file, x, y, width, height, format, quality } = c.req.valid('form');
-      return respondWithResult(c, file, { kind: 'crop', region: { x, y, width, height }, format, quality });
+      const { x, y, width, height, format, quality } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'crop', region: { x, y, width, height }, format, quality });
     });
 
     app.openapi(processingRoute(door, 'resize', ResizeForm), (c) => {
-      const { file, width, height, keep_aspect_ratio, format, quality } = c.req.valid('form');
-      return respondWithResult(c, file, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio, format, quality });
+      const { width, height, keep_aspect_ratio, format, quality } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio, format, quality });
     });
 
     app.openapi(processingRoute(door, 'remove-metadata', RemoveMetadataForm), (c) => {
-      const { file, format, quality } = c.req.valid('form');
-      return respondWithResult(c, file, { kind: 'remove-metadata', format, quality });
+      const { format, quality } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'remove-metadata', format, quality });
     });
   }
 }
