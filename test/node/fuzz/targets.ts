@@ -12,6 +12,8 @@
  */
 import { AppError } from '../../../src/errors';
 import { jpegDecoder } from '../../../src/image/codecs/libjpeg';
+import { webpDecoder } from '../../../src/image/codecs/libwebp-decoder';
+import { pngDecoder } from '../../../src/image/png/decoder';
 import { cmykConversion, rgbConversion } from '../../../src/image/color/conversion';
 import { embeddedCicp, MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
 import { parseIccProfile } from '../../../src/image/color/icc';
@@ -24,7 +26,7 @@ import { avifDecoder } from '../../../src/image/avif/decoder';
 import { verifyAvifContainer } from '../../../src/image/avif/verify';
 import { collectFrame } from '../../../src/image/rows';
 import { readJpegDimensions, verifyJpegStructure } from '../../../src/image/header/jpeg';
-import { readPngDimensions, verifyPngChunks } from '../../../src/image/header/png';
+import { crc32, pngChunks, readPngDimensions, verifyPngChunks } from '../../../src/image/header/png';
 import { readWebpDimensions, webpChunks } from '../../../src/image/header/webp';
 import { stripAvif } from '../../../src/image/strip/avif';
 import { stripJpeg } from '../../../src/image/strip/jpeg';
@@ -191,6 +193,21 @@ function converted(image: RgbaImage, alpha: 'kept' | 'opaque') {
 
 /** Pixel guard before decoding, as the pipeline's input pixel limit (kept small so every case is quick). */
 const MAX_DECODE_PIXELS = 4_000_000;
+
+/** A copy of a PNG with every whole chunk's CRC recomputed (chunks are walked until one is cut short). */
+function withValidCrcs(bytes: Uint8Array): Uint8Array {
+  const copy = Uint8Array.from(bytes);
+  try {
+    for (const chunk of pngChunks(copy)) {
+      const end = chunk.start + 8 + chunk.length;
+      if (end + 4 > copy.length) break;
+      new DataView(copy.buffer).setUint32(end, crc32(copy.subarray(chunk.start + 4, end)));
+    }
+  } catch {
+    // a damaged chunk list: left as it is, for the checks to refuse
+  }
+  return copy;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The table
@@ -401,5 +418,33 @@ export const TARGETS: readonly FuzzTarget[] = [
         invariant(frame.data.length === frame.width * frame.height * 4, `${frame.data.length} bytes for ${frame.width}x${frame.height}`);
       },
     },
+  ),
+  // The TypeScript PNG decoder (on DecompressionStream) and our libwebp build, after the checks the
+  // pipeline makes first: a frame of exactly the header's size, or damage. A mutated PNG gets its
+  // CRCs fixed first, as a hostile file would have them, so that its contents reach the decoder.
+  ...([
+    ['pngDecoder', 'png', readPngDimensions, verifyPngChunks, pngDecoder, pngSeeds],
+    ['webpDecoder', 'webp', readWebpDimensions, null, webpDecoder, webpSeeds],
+  ] as const).map(([name, format, readDimensions, verify, decoder, seeds]) =>
+    target(
+      name,
+      async (bytes) => {
+        const input = format === 'png' ? withValidCrcs(bytes) : bytes;
+        const header = readDimensions(input);
+        if (header.width * header.height > MAX_DECODE_PIXELS) throw new AppError('FILE_TOO_LARGE', `${header.width}x${header.height}`);
+        verify?.(input);
+        return { frame: await collectFrame(await decoder.open(input, { shrink: 1, region: null })), header };
+      },
+      {
+        async: true,
+        seeds,
+        random: [format],
+        errorCodes: ['UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE'],
+        check: ({ frame, header }: { frame: RgbaImage; header: Dimensions }) => {
+          invariant(frame.width === header.width && frame.height === header.height, `decoded ${frame.width}x${frame.height}, header ${header.width}x${header.height}`);
+          invariant(frame.data.length === frame.width * frame.height * 4, `${frame.data.length} bytes for ${frame.width}x${frame.height}`);
+        },
+      },
+    ),
   ),
 ];
