@@ -32,8 +32,6 @@ export interface PixelLimits {
 
 /** How a run fits in beside others in its isolate (the caller's concern, not the image code's). */
 export interface RunOptions {
-  /** Bytes the caller holds for this request outside the pipeline (the parsed upload): part of its predicted peak. */
-  heldOutside?: number;
   /**
    * Called with the run's predicted peak once it is planned, before anything is decoded; resolves
    * when the run may start (admission by memory) with the function that releases it.

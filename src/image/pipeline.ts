@@ -44,14 +44,13 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
     return { bytes, format: inputFormat, ...displayedSize(stored, orientation), peakBytes: held, plannedPeakBytes: held };
   }
 
-  const heldOutside = options.heldOutside ?? 0;
-  const plan = planProcessing({ inputFormat, input, heldOutside, stored, orientation, outputFormat, operation, limits });
+  const plan = planProcessing({ inputFormat, input, stored, orientation, outputFormat, operation, limits });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
   const plannedPeakBytes = peakBytes(memoryPlan(plan));
   const release = options.admit ? await options.admit(plannedPeakBytes) : () => {};
   try {
     const profile = await readColourProfile(inputFormat, input);
-    const meter = new MemoryMeter(input.byteLength + heldOutside);
+    const meter = new MemoryMeter(input.byteLength);
     const bytes = await meter.run(async () => {
       const source = await decodeAndTransform(plan, profile, meter);
       return encode(plan, meter.metered(yielding(source)));
@@ -118,7 +117,6 @@ async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Arr
 interface PlanInput {
   inputFormat: ImageFormat;
   input: Uint8Array;
-  heldOutside: number;
   stored: Dimensions;
   orientation: number;
   outputFormat: ImageFormat;
@@ -128,7 +126,7 @@ interface PlanInput {
 
 /** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target. */
 function planProcessing(facts: PlanInput): ProcessingPlan {
-  const { inputFormat, input, heldOutside, stored, orientation, outputFormat, operation, limits } = facts;
+  const { inputFormat, input, stored, orientation, outputFormat, operation, limits } = facts;
   const displayed = displayedSize(stored, orientation);
   const output = plannedSize(operation, displayed, limits);
   assertEncodable(outputFormat, output);
@@ -148,7 +146,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   const plan: ProcessingPlan = {
     inputFormat,
     input,
-    inputBytes: input.byteLength + heldOutside,
+    inputBytes: input.byteLength,
     stored,
     orientation,
     decode: { shrink, region },

@@ -14,7 +14,7 @@ import type { Dimensions, ImageFormat } from './types';
 export interface ProcessingPlan {
   inputFormat: ImageFormat;
   input: Uint8Array;
-  /** Bytes of the input held (our copy, and the caller's parsed upload); scaled when the memory guard looks for the largest size that fits. */
+  /** Bytes of the input held; scaled when the memory guard looks for the largest size that fits. */
   inputBytes: number;
   /** Size as stored (before orientation). */
   stored: Dimensions;
