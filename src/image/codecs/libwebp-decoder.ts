@@ -1,6 +1,6 @@
 import { damaged } from '../bytes';
+import { cropRows } from '../crop';
 import { readWebpDimensions } from '../header/webp';
-import type { Region } from '../operations';
 import type { Band, DecodeOptions, RowDecoder, RowSource } from '../rows';
 import type { RgbaImage } from '../types';
 import { firstFrameAsStill, placeRowsOnCanvas } from '../webp-first-frame';
@@ -104,70 +104,6 @@ async function openStill(input: Uint8Array, bandRows: number): Promise<RowSource
 }
 
 /**
- * The rows and columns of `region` from `source`, in bands of at most `bandRows` rows. Rows above
- * the region are read and dropped (a WebP cannot be entered midway); reading stops after it.
- */
-function cropSource(source: RowSource, region: Region, bandRows: number): RowSource {
-  const { x, y: top, width, height } = region;
-  if (!(x >= 0 && top >= 0 && width >= 1 && height >= 1 && x + width <= source.width && top + height <= source.height)) {
-    source.close();
-    throw new Error(`webp: region ${JSON.stringify(region)} is outside the ${source.width}x${source.height} image`);
-  }
-  if (x === 0 && top === 0 && width === source.width && height === source.height) return source;
-  const fullWidth = x === 0 && width === source.width;
-  const buffer = fullWidth ? null : new Uint8Array(Math.min(bandRows, height) * width * 4);
-  let current: Band | null = null;
-  let used = 0; // rows of `current` already handed out or dropped
-  let y = 0; // rows of the region handed out
-  const close = () => source.close();
-  return {
-    width,
-    height,
-    model: source.model,
-    alpha: source.alpha,
-    grey: source.grey,
-    async read(): Promise<Band | null> {
-      if (y >= height) {
-        close();
-        return null;
-      }
-      for (;;) {
-        if (current === null || used >= current.rows) {
-          current = await source.read();
-          used = 0;
-          if (current === null) throw new Error(`webp: the source ended before row ${top + y}`);
-        }
-        const first = current.y + used;
-        if (first < top + y) {
-          used += Math.min(current.rows - used, top + y - first);
-          continue;
-        }
-        const rows = Math.min(current.rows - used, height - y, bandRows);
-        let data: Uint8Array;
-        if (buffer === null) {
-          data = current.data.subarray(used * width * 4, (used + rows) * width * 4);
-        } else {
-          const from = current.data;
-          const stride = source.width * 4;
-          for (let r = 0; r < rows; r++) {
-            const at = (used + r) * stride + x * 4;
-            buffer.set(from.subarray(at, at + width * 4), r * width * 4);
-          }
-          data = buffer.subarray(0, rows * width * 4);
-        }
-        const band = { y, rows, data };
-        used += rows;
-        y += rows;
-        if (y >= height) close();
-        return band;
-      }
-    },
-    heldBytes: () => (buffer?.byteLength ?? 0) + source.heldBytes(),
-    close,
-  };
-}
-
-/**
  * Opens a band decode of `input` (a still or animated WebP whose header the pipeline has checked),
  * of the whole image or exactly `options.region`, in bands of at most `bandRows` rows. Damage is
  * UNSUPPORTED_FORMAT, here or while reading rows; running out of memory is CONVERSION_FAILED.
@@ -182,7 +118,14 @@ export async function openWebpDecode(input: Uint8Array, options: DecodeOptions, 
   } else {
     source = await openStill(input, bandRows);
   }
-  return options.region ? cropSource(source, options.region, bandRows) : source;
+  if (!options.region) return source;
+  // Rows above the region are decoded and dropped (a WebP cannot be entered midway).
+  const { x, y, width, height } = options.region;
+  if (!(x >= 0 && y >= 0 && width >= 1 && height >= 1 && x + width <= source.width && y + height <= source.height)) {
+    source.close();
+    throw new Error(`webp: region ${JSON.stringify(options.region)} is outside the ${source.width}x${source.height} image`);
+  }
+  return cropRows(source, options.region);
 }
 
 export const webpDecoder: RowDecoder = {
