@@ -135,10 +135,10 @@ export const FORMATS: Record<ImageFormat, FormatInfo> = {
     decoder: webpDecoder,
     encoder: webpEncoder,
     // libwebp's instance (a few rows of state for a lossy file, the whole ARGB image for a lossless
-    // one) and, for a crop or an animation's frame, one band of canvas width in JavaScript.
+    // one) and in JavaScript a band of canvas width for an animation's frame and one for a crop.
     decodeCost: ({ input, stored }) => {
       const stream = { ...webpStreamOf(input), ...stored };
-      const bytes = webpDecoderWasmBytes(stream) + WEBP_BAND_ROWS * stored.width * 4;
+      const bytes = webpDecoderWasmBytes(stream) + 2 * WEBP_BAND_ROWS * stored.width * 4;
       return { open: bytes, streaming: bytes };
     },
     // libwebp holds the whole picture as YUV 4:2:0 and its work; the file is written into the result buffer.
