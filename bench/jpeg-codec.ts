@@ -18,9 +18,9 @@ import { ssim } from '../test/support/ssim.ts';
 // The Worker's modules, loaded through bench/node-hooks.ts. Imported by URL, so this script's type
 // check (bench/tsconfig.json, Node types only) does not take in the Worker's WebAssembly types.
 const load = (file: string) => import(new URL(file, import.meta.url).href);
-const { openJpegDecode, encodeJpeg } = await load('../src/image/codecs/libjpeg.ts');
+const { openJpegDecode, encodeJpeg } = await load('../src/image/formats/jpeg/libjpeg.ts');
 const { openEmscripten } = await load('../src/image/codecs/codec.ts');
-const { collectFrame, frameSource } = await load('../src/image/rows.ts');
+const { collectFrame, frameSource } = await load('../src/image/stages/rows.ts');
 const { default: libjpegFactory } = await load('../src/image/codecs/wasm/libjpeg.js');
 const { default: libjpegWasm } = await load('../src/image/codecs/wasm/libjpeg.wasm');
 

@@ -2,10 +2,10 @@
  * The Worker bench/png-codec.ts runs in workerd: the PNG codec of src/image/png behind a few
  * routes, so its time and memory are workerd's, measured from outside.
  */
-import { openPng } from '../src/image/png/decoder.ts';
-import { DEFAULT_PNG_ENCODE, encodePng } from '../src/image/png/encoder.ts';
-import type { FilterStrategy } from '../src/image/png/filter.ts';
-import { frameSource } from '../src/image/rows.ts';
+import { openPng } from '../src/image/formats/png/decode.ts';
+import { DEFAULT_PNG_ENCODE, encodePng } from '../src/image/formats/png/encode.ts';
+import type { FilterStrategy } from '../src/image/formats/png/filter.ts';
+import { frameSource } from '../src/image/stages/rows.ts';
 
 const held: unknown[] = [];
 

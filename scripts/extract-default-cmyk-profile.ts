@@ -1,5 +1,5 @@
 /**
- * Writes src/image/color/default-cmyk.icc: the CMYK profile assumed for a CMYK JPEG that embeds
+ * Writes src/image/stages/colour/default-cmyk.icc: the CMYK profile assumed for a CMYK JPEG that embeds
  * none. It is libvips' built-in CMYK profile ("Chemical proof" by Graeme W. Gill, ArgyllCMS,
  * released into the public domain), so such files look as they do in libvips, sharp and imgproxy.
  * The original is 961 KB; only what a CMYK -> sRGB conversion reads is kept (header, desc, cprt,
@@ -12,7 +12,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 
 const KEPT_TAGS = ['desc', 'cprt', 'wtpt', 'A2B0'];
-const output = path.resolve(import.meta.dirname, '../src/image/color/default-cmyk.icc');
+const output = path.resolve(import.meta.dirname, '../src/image/stages/colour/default-cmyk.icc');
 
 async function libvipsCmykProfile(): Promise<Buffer> {
   const jpeg = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#808080' } })

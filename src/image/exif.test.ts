@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXIF_HEADER, orientationOnlyExif, readOrientation, type Orientation } from './exif';
-import { FORMATS } from './formats';
-import { findBox, isoBoxes } from './header/avif';
+import { FORMATS } from './formats/index';
+import { findBox, isoBoxes } from './formats/avif/header';
 import { processImage } from './pipeline';
 import type { RgbaImage } from './types';
 import { corpus, decodeRgba, JPEGS, mutated, PNGSUITE, sameBytes, WEBPS } from '../../test/support/image-testing';

@@ -1,8 +1,8 @@
 import { startsWith, u16be, u16le, u32be, u32le, u8 } from './bytes';
-import { primaryItemProperties } from './header/avif';
-import { jpegSegments, SOS } from './header/jpeg';
-import { pngChunks } from './header/png';
-import { webpChunks } from './header/webp';
+import { primaryItemProperties } from './formats/avif/header';
+import { jpegSegments, SOS } from './formats/jpeg/header';
+import { pngChunks } from './formats/png/header';
+import { webpChunks } from './formats/webp/header';
 import type { ImageFormat } from './types';
 
 /** EXIF Orientation: 1 is upright; 2-8 are the mirror/rotation cases of the TIFF spec. */

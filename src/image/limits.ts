@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { FORMATS } from './formats';
+import { FORMATS } from './formats/index';
 import { largestFitting, MB, peakBytes, phasePeaks, pixelsOf } from './memory-plan';
 import { memoryPlan, withInputPixels, withOutputPixels, type ProcessingPlan } from './plan';
 import type { Dimensions } from './types';

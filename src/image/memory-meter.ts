@@ -1,6 +1,6 @@
 import { WasmLedger } from './codecs/wasm-memory';
 import { withRunContext } from './run-context';
-import { forward, type RowSource } from './rows';
+import { forward, type RowSource } from './stages/rows';
 
 /**
  * What one pipeline run holds at its fullest: its input, the JavaScript buffers its stages hold

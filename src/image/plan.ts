@@ -1,9 +1,9 @@
-import { FORMATS } from './formats';
+import { FORMATS } from './formats/index';
 import { MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
 import type { Region } from './operations';
-import { orientedFrameChannels } from './oriented-frame';
-import { resizeScratchBytes } from './resize';
-import { BAND_ROWS_MAX, type DecodeOptions } from './rows';
+import { orientedFrameChannels } from './stages/oriented-frame';
+import { resizeScratchBytes } from './stages/resize';
+import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
 import type { Dimensions, ImageFormat } from './types';
 
 /**

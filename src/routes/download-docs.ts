@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
-import { formatInfoByName, OUTPUT_FORMAT_NAMES } from '../image/formats';
+import { formatInfoByName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
 import { downloadFailures, headerRefs } from './responses';
 
 const params = z.object({

@@ -4,7 +4,7 @@ import { cors } from 'hono/cors';
 import { findLiveResult, type ResultRow } from '../db/results';
 import type { AppEnv } from '../env';
 import { AppError } from '../errors';
-import { formatInfoByName } from '../image/formats';
+import { formatInfoByName } from '../image/formats/index';
 import { attachmentDisposition } from '../storage/filename';
 import { objectKey } from '../storage/results';
 import { registerDownloadDocs } from './download-docs';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ERROR_CODES, type ErrorCode } from '../errors';
-import { formatFromName, OUTPUT_FORMAT_NAMES } from '../image/formats';
+import { formatFromName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
 import { DEFAULT_QUALITY } from '../image/operations';
 
 /*

@@ -1,5 +1,5 @@
 import { deleteResults, insertResult, listExpiredResults, type ResultRow } from '../db/results';
-import { FORMATS } from '../image/formats';
+import { FORMATS } from '../image/formats/index';
 import type { OperationKind, ProcessedImage } from '../image/operations';
 import { toHex } from '../hex';
 import { attachmentDisposition, resultFilename } from './filename';

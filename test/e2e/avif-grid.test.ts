@@ -14,9 +14,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/cli/d1.ts';
-import { avifEncoder } from '../../src/image/avif/encode.ts';
-import { encodeWholeAvif } from '../../src/image/codecs/avif.ts';
-import { frameSource } from '../../src/image/rows.ts';
+import { avifEncoder } from '../../src/image/formats/avif/encode.ts';
+import { encodeWholeAvif } from '../../src/image/formats/avif/whole-encode.ts';
+import { frameSource } from '../../src/image/stages/rows.ts';
 import { readAvifStructure } from '../support/avif-structure.ts';
 import { BROWSER_SKIP, assertChromium, launchBrowser } from './browser.ts';
 

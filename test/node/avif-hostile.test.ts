@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { avifDecoder } from '../../src/image/avif/decoder';
-import { AVIF_LIMITS } from '../../src/image/avif/limits';
-import { verifyAvifContainer } from '../../src/image/avif/verify';
+import { avifDecoder } from '../../src/image/formats/avif/decode';
+import { AVIF_LIMITS } from '../../src/image/formats/avif/limits';
+import { verifyAvifContainer } from '../../src/image/formats/avif/verify';
 import { concat } from '../../src/image/bytes';
-import { readAvifDimensions } from '../../src/image/header/avif';
-import { stripAvif } from '../../src/image/strip/avif';
+import { readAvifDimensions } from '../../src/image/formats/avif/header';
+import { stripAvif } from '../../src/image/formats/avif/strip';
 import { av01Item, av1ItemOf, buildAvif, gridData, ispe } from '../support/avif-builder';
 import { box, fullBox, text, u16, u32 } from '../support/byte-builders';
 

@@ -5,7 +5,7 @@
  * Byte arrays are joined as Uint8Arrays, so large files (thousands of items) build quickly.
  */
 import { concat } from '../../src/image/bytes';
-import { parseAvifContainer } from '../../src/image/avif/container';
+import { parseAvifContainer } from '../../src/image/formats/avif/container';
 import { box, fullBox, text, u16, u32 } from './byte-builders';
 
 export interface ItemSpec {

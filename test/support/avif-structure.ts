@@ -4,7 +4,7 @@
  * descriptors. Written independently of the writer, straight from HEIF (ISO/IEC 23008-12) and
  * ISO/IEC 14496-12; it trusts its input and throws on anything unexpected.
  */
-import { findBox, isoBoxes, type IsoBox } from '../../src/image/header/avif';
+import { findBox, isoBoxes, type IsoBox } from '../../src/image/formats/avif/header';
 
 export interface AvifItem {
   id: number;

@@ -3,7 +3,7 @@
  * lutAToBType tags, and a generic assembler for hand-made (also hostile) profiles.
  */
 import { expect } from 'vitest';
-import { d50Colorants, D50, type Primaries } from '../../src/image/color/colorimetry.ts';
+import { d50Colorants, D50, type Primaries } from '../../src/image/stages/colour/colorimetry.ts';
 import { text, u16, u32 } from './byte-builders.ts';
 
 export { u16, u32 };

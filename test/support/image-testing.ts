@@ -7,8 +7,8 @@ import { env } from 'cloudflare:test';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { AppError, type ErrorCode } from '../../src/errors';
-import { FORMATS } from '../../src/image/formats';
-import { collectFrame, frameSource } from '../../src/image/rows';
+import { FORMATS } from '../../src/image/formats/index';
+import { collectFrame, frameSource } from '../../src/image/stages/rows';
 import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../../src/image/types';
 
 const cache = new Map<string, Promise<Uint8Array>>();

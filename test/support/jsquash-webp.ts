@@ -5,7 +5,7 @@ import decoderWasm from '@jsquash/webp/codec/dec/webp_dec.wasm';
 import webpEncoder from '@jsquash/webp/codec/enc/webp_enc_simd.js';
 import encoderWasm from '@jsquash/webp/codec/enc/webp_enc_simd.wasm';
 import { defaultOptions } from '@jsquash/webp/meta.js';
-import { firstFrameAsStill, placeOnCanvas } from '../../src/image/webp-first-frame';
+import { firstFrameAsStill, placeOnCanvas } from '../../src/image/formats/webp/first-frame';
 import { emscriptenCodec, fromImageData, type Codec, type DecodedPixels, type EmscriptenEncoder } from '../../src/image/codecs/codec';
 
 const decoder = emscriptenCodec<{ decode(bytes: Uint8Array): DecodedPixels | null }>(webpDecoder, decoderWasm);

@@ -3,10 +3,10 @@
  * block), XMP, ICC profiles, IPTC, comments and text chunks. Written independently of src/image/strip
  * (from the container specs) so the strip tests do not grade their own homework.
  */
-import { readAvifDimensions, findBox, isoBoxes } from '../../src/image/header/avif';
-import { jpegSegments } from '../../src/image/header/jpeg';
-import { pngChunks } from '../../src/image/header/png';
-import { webpChunks } from '../../src/image/header/webp';
+import { readAvifDimensions, findBox, isoBoxes } from '../../src/image/formats/avif/header';
+import { jpegSegments } from '../../src/image/formats/jpeg/header';
+import { pngChunks } from '../../src/image/formats/png/header';
+import { webpChunks } from '../../src/image/formats/webp/header';
 import { EXIF_HEADER, orientationOnlyExif } from '../../src/image/exif';
 import type { ImageFormat } from '../../src/image/types';
 

@@ -5,7 +5,7 @@
  * palette with tRNS alphas, tRNS keys transparent). Runs in workerd and in Node.
  */
 import { concat } from '../../src/image/bytes';
-import { pngChunk } from '../../src/image/header/png';
+import { pngChunk } from '../../src/image/formats/png/header';
 import { PNG_SIGNATURE } from '../../src/image/sniff';
 
 export interface PngSpec {

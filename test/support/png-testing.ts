@@ -4,9 +4,9 @@
  */
 import { expect } from 'vitest';
 import { AppError } from '../../src/errors';
-import { verifyPngChunks } from '../../src/image/header/png';
+import { verifyPngChunks } from '../../src/image/formats/png/header';
 import type { Region } from '../../src/image/operations';
-import { openPng } from '../../src/image/png/decoder';
+import { openPng } from '../../src/image/formats/png/decode';
 import type { RgbaImage } from '../../src/image/types';
 
 /** What the pipeline does with an upload: chunk checks, then the streaming decode, read to the end. */

@@ -1,7 +1,7 @@
 /**
  * Test-only row sources and readers for the band codecs (imported by *.test.ts only).
  */
-import type { Band, RowSource } from '../../src/image/rows';
+import type { Band, RowSource } from '../../src/image/stages/rows';
 import type { RgbaImage } from '../../src/image/types';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { concat } from '../../src/image/bytes';
-import { readWebpDimensions, webpChunk, webpChunks } from '../../src/image/header/webp';
+import { readWebpDimensions, webpChunk, webpChunks } from '../../src/image/formats/webp/header';
 import type { RgbaImage } from '../../src/image/types';
 import { createTestUser, download, json, upload } from './helpers';
 import { decodeImage, encodeImage, gradient } from './images';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { readColourProfile } from '../../src/image/color';
+import { readColourProfile } from '../../src/image/stages/colour';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';
 import type { RgbaImage } from '../../src/image/types';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { FORMATS } from '../../src/image/formats';
+import { FORMATS } from '../../src/image/formats/index';
 import { decodeWith } from '../support/image-testing';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';

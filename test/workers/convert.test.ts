@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jpegSegments } from '../../src/image/header/jpeg';
-import { webpChunks } from '../../src/image/header/webp';
+import { jpegSegments } from '../../src/image/formats/jpeg/header';
+import { webpChunks } from '../../src/image/formats/webp/header';
 import { detectFormat } from '../../src/image/sniff';
 import type { ImageFormat } from '../../src/image/types';
 import { corpus, createTestUser, download, json, upload, usedToday } from './helpers';

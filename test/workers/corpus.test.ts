@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { webpChunks } from '../../src/image/header/webp';
-import { applyOrientation } from '../../src/image/orient';
+import { webpChunks } from '../../src/image/formats/webp/header';
+import { applyOrientation } from '../../src/image/stages/orient';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';
 import type { RgbaImage } from '../../src/image/types';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import { readDimensions } from '../../src/image/formats';
+import { readDimensions } from '../../src/image/formats/index';
 import type { Operation } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';

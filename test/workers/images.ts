@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
-import { FORMATS } from '../../src/image/formats';
+import { FORMATS } from '../../src/image/formats/index';
 import { decodeRgba, encodeWith } from '../support/image-testing';
 import { concat } from '../../src/image/bytes';
-import { pngChunk } from '../../src/image/header/png';
+import { pngChunk } from '../../src/image/formats/png/header';
 import { PNG_SIGNATURE } from '../../src/image/sniff';
 import type { ImageFormat, RgbaImage } from '../../src/image/types';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import { crop } from '../../src/image/crop';
-import { applyOrientation } from '../../src/image/orient';
+import { crop } from '../../src/image/stages/crop';
+import { applyOrientation } from '../../src/image/stages/orient';
 import { processImage } from '../../src/image/pipeline';
 import type { Operation } from '../../src/image/operations';
 import type { ImageFormat } from '../../src/image/types';

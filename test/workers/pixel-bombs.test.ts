@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError, type ErrorCode } from '../../src/errors';
 import { concat } from '../../src/image/bytes';
-import { FORMATS } from '../../src/image/formats';
-import { encodeWholeAvif } from '../../src/image/codecs/avif';
-import { isoBoxes, findBox } from '../../src/image/header/avif';
-import { pngChunk } from '../../src/image/header/png';
-import { riffHeader, webpChunk } from '../../src/image/header/webp';
+import { FORMATS } from '../../src/image/formats/index';
+import { encodeWholeAvif } from '../../src/image/formats/avif/whole-encode';
+import { isoBoxes, findBox } from '../../src/image/formats/avif/header';
+import { pngChunk } from '../../src/image/formats/png/header';
+import { riffHeader, webpChunk } from '../../src/image/formats/webp/header';
 import { processImage } from '../../src/image/pipeline';
 import { createTestUser, expectFailure, upload } from './helpers';
 import { encodeImage, gradient, pngHeaderOnly } from './images';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readOrientation } from '../../src/image/exif';
-import { jpegSegments } from '../../src/image/header/jpeg';
-import { pngChunks } from '../../src/image/header/png';
+import { jpegSegments } from '../../src/image/formats/jpeg/header';
+import { pngChunks } from '../../src/image/formats/png/header';
 import { corpus, createTestUser, download, json, upload } from './helpers';
 import { decodeImage } from './images';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { FORMATS } from '../../src/image/formats';
+import { FORMATS } from '../../src/image/formats/index';
 import { decodeWith } from '../support/image-testing';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/sniff';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { referenceJpegEncode } from '../../../test/support/image-testing';
 import { readBands } from '../../../test/support/row-sources';
-import { avifDecoder } from '../avif/decoder';
-import { frameSource } from '../rows';
+import { avifDecoder } from '../formats/avif/decode';
+import { frameSource } from '../stages/rows';
 import { withRunContext } from '../run-context';
 import type { RgbaImage } from '../types';
-import { encodeWholeAvif } from './avif';
-import { jpegDecoder } from './libjpeg';
-import { encodeWebp } from './libwebp-encoder';
+import { encodeWholeAvif } from '../formats/avif/whole-encode';
+import { jpegDecoder } from '../formats/jpeg/libjpeg';
+import { encodeWebp } from '../formats/webp/encode';
 import { WasmLedger } from './wasm-memory';
 
 /*

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { concat } from '../../../src/image/bytes';
-import { crc32 } from '../../../src/image/header/png';
+import { crc32 } from '../../../src/image/formats/png/header';
 import type { Seed } from './seeds';
 
 export class FuzzInput {

@@ -14,7 +14,7 @@ import { FuzzInput, mutatedSeed, randomInput } from './arbitraries';
 import { CASE_LIMIT_MS, FUZZ_RUNS, FUZZ_SEED, fuzz, newStats, runCase, startWatchdog, stopWatchdog, type Stats } from './harness';
 import { TARGETS } from './targets';
 
-// src/image/color/index.ts imports its default CMYK profile as a wrangler Data module (an
+// src/image/stages/colour/index.ts imports its default CMYK profile as a wrangler Data module (an
 // ArrayBuffer), which Node's vite cannot load: the same bytes, read from disk.
 const RANDOM_SHARE = 0.2;
 const randomRuns = Math.round(FUZZ_RUNS * RANDOM_SHARE);

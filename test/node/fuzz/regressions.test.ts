@@ -11,7 +11,7 @@ import { FuzzInput } from './arbitraries';
 import { newStats, runCase } from './harness';
 import { TARGETS } from './targets';
 
-// src/image/color/index.ts imports its default CMYK profile as a wrangler Data module (an
+// src/image/stages/colour/index.ts imports its default CMYK profile as a wrangler Data module (an
 // ArrayBuffer), which Node's vite cannot load: the same bytes, read from disk.
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'regressions');
 const FILES = readdirSync(DIR)

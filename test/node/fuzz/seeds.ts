@@ -11,11 +11,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import { concat } from '../../../src/image/bytes';
-import { embeddedProfile, MAX_INFLATED_PROFILE } from '../../../src/image/color/embedded-profile';
+import { embeddedProfile, MAX_INFLATED_PROFILE } from '../../../src/image/stages/colour/embedded-profile';
 import { orientationOnlyExif } from '../../../src/image/exif';
-import { isoBoxes } from '../../../src/image/header/avif';
-import { pngChunk, pngChunks } from '../../../src/image/header/png';
-import { webpChunk, webpChunks } from '../../../src/image/header/webp';
+import { isoBoxes } from '../../../src/image/formats/avif/header';
+import { pngChunk, pngChunks } from '../../../src/image/formats/png/header';
+import { webpChunk, webpChunks } from '../../../src/image/formats/webp/header';
 import { box, fullBox, text, u16, u32 } from '../../support/byte-builders';
 import type { ImageFormat } from '../../../src/image/types';
 import {

@@ -1,0 +1,170 @@
+import { AppError } from '../../../errors';
+import { avifSpeedFor } from './whole-encode';
+import type { RowEncoder, RowSource } from '../../stages/rows';
+import { AVIF_MAX_TILE_SIDE, planAvifLayout, type AvifLayout } from './encode-layout';
+import { openTileEncoder, type EncodedAv1, type TileEncoder } from './encode-tile';
+import { writeAvif, type Av1Items } from './grid-writer';
+
+/**
+ * AVIF results of any size on one encoder instance: the rows are gathered one row of tiles at a
+ * time (tileHeight rows of the padded width), each tile is encoded as soon as its row is complete,
+ * and the container is written around the encoded tiles at the end (grid-writer.ts). A result no
+ * larger than one tile is one `av01` item, the same AV1 data today's whole-image encode gives.
+ *
+ * Quality maps to libavif's quantizer as for a whole image; libaom's speed follows the whole
+ * result's pixel count (codecs/avif.ts), so a tiled result takes about what one encode of it would.
+ */
+export const avifEncoder: RowEncoder = avifEncoderWith({});
+
+/** The encoder with another largest tile side (tests use small tiles to make grids of small images). */
+export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileSide?: number }): RowEncoder {
+  return {
+    placesOrientation: false,
+    async encode(source, { quality, orientation }) {
+      try {
+        if (orientation !== 1) throw new Error(`orientation ${orientation} reached an encoder that writes rows as they come`);
+        return await encodeAvif(source, quality, planAvifLayout(source.width, source.height, maxTileSide));
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        throw new AppError('CONVERSION_FAILED', 'Encoding the result as AVIF failed.', error);
+      } finally {
+        source.close();
+      }
+    },
+  };
+}
+
+async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout): Promise<Uint8Array> {
+  const { width, height } = source;
+  const encoder = await openTileEncoder({ quality, speed: avifSpeedFor(width * height) });
+  try {
+    const tiles = new TileCollector(layout, encoder, source.alpha);
+    const rows = new TileRowBuffer(layout, width, height);
+    for (let band = await source.read(); band; band = await source.read()) {
+      for (let row = 0; row < band.rows; row++) {
+        const complete = rows.put(band.y + row, band.data.subarray(row * width * 4, (row + 1) * width * 4));
+        if (complete) tiles.encodeRow(rows.pixels);
+      }
+    }
+    if (!rows.finished) throw new Error(`the source ended after ${rows.received} of ${height} rows`);
+    const { color, alpha } = tiles.finish();
+    return writeAvif({ width, height, ...layout, color, alpha });
+  } finally {
+    encoder.release();
+  }
+}
+
+/**
+ * One row of tiles as RGBA, tileHeight rows of columns x tileWidth pixels. The image's last column
+ * and row are repeated into the padding: flat padding costs few bits and puts no edge next to the
+ * image that the encoder's filters could ring against.
+ */
+class TileRowBuffer {
+  readonly pixels: Uint8Array;
+  received = 0;
+  private readonly stride: number;
+
+  constructor(
+    private readonly layout: AvifLayout,
+    private readonly width: number,
+    private readonly height: number,
+  ) {
+    this.stride = layout.columns * layout.tileWidth * 4;
+    this.pixels = new Uint8Array(layout.tileHeight * this.stride);
+  }
+
+  get finished(): boolean {
+    return this.received === this.height;
+  }
+
+  /** Stores image row `y` (rows arrive in order); true when it completes a row of tiles. */
+  put(y: number, row: Uint8Array): boolean {
+    if (y !== this.received) throw new Error(`row ${y} arrived, ${this.received} was due`);
+    this.received++;
+    const { tileHeight } = this.layout;
+    const start = (y % tileHeight) * this.stride;
+    this.pixels.set(row, start);
+    this.repeatLastPixel(start);
+    const last = y === this.height - 1;
+    if (last) {
+      for (let pad = (y % tileHeight) + 1; pad < tileHeight; pad++) this.pixels.copyWithin(pad * this.stride, start, start + this.stride);
+    }
+    return last || y % tileHeight === tileHeight - 1;
+  }
+
+  private repeatLastPixel(start: number): void {
+    const edge = start + (this.width - 1) * 4;
+    for (let at = start + this.width * 4; at < start + this.stride; at += 4) this.pixels.copyWithin(at, edge, edge + 4);
+  }
+}
+
+/** Encodes tiles row by row and keeps their AV1 data; alpha only where it is not all opaque. */
+class TileCollector {
+  private readonly color: EncodedAv1[] = [];
+  /** Per tile (when the source may have alpha): its alpha, or null where it is all opaque. */
+  private readonly alpha: (EncodedAv1 | null)[] = [];
+  private readonly tile: Uint8Array;
+
+  constructor(
+    private readonly layout: AvifLayout,
+    private readonly encoder: TileEncoder,
+    private readonly hasAlpha: boolean,
+  ) {
+    this.tile = new Uint8Array(layout.tileWidth * layout.tileHeight * 4);
+  }
+
+  encodeRow(rowPixels: Uint8Array): void {
+    const { columns, tileWidth, tileHeight } = this.layout;
+    const stride = columns * tileWidth * 4;
+    for (let column = 0; column < columns; column++) {
+      for (let y = 0; y < tileHeight; y++) {
+        const from = y * stride + column * tileWidth * 4;
+        this.tile.set(rowPixels.subarray(from, from + tileWidth * 4), y * tileWidth * 4);
+      }
+      this.color.push(this.encoder.encodeColor(this.tile, tileWidth, tileHeight));
+      if (this.hasAlpha) this.alpha.push(isOpaque(this.tile) ? null : this.encoder.encodeAlpha(alphaAsGrey(this.tile), tileWidth, tileHeight));
+    }
+  }
+
+  /** The colour tiles, and the alpha tiles (opaque ones filled in) unless every pixel is opaque. */
+  finish(): { color: Av1Items; alpha: Av1Items | null } {
+    const color = sameConfig(this.color);
+    if (this.alpha.every((tile) => tile === null)) return { color, alpha: null };
+    let opaqueTile: EncodedAv1 | null = null;
+    const alpha = Array.from({ length: this.color.length }, (_, i) => {
+      const tile = this.alpha[i];
+      if (tile) return tile;
+      opaqueTile ??= this.encoder.encodeAlpha(this.tile.fill(255), this.layout.tileWidth, this.layout.tileHeight);
+      return opaqueTile;
+    });
+    return { color, alpha: sameConfig(alpha) };
+  }
+}
+
+function isOpaque(rgba: Uint8Array): boolean {
+  for (let i = 3; i < rgba.length; i += 4) if (rgba[i] !== 255) return false;
+  return true;
+}
+
+/** Rewrites the tile in place as R = G = B = alpha, A = 255 (its colour has been encoded already). */
+function alphaAsGrey(rgba: Uint8Array): Uint8Array {
+  for (let i = 0; i < rgba.length; i += 4) {
+    const alpha = rgba[i + 3];
+    rgba[i] = alpha;
+    rgba[i + 1] = alpha;
+    rgba[i + 2] = alpha;
+    rgba[i + 3] = 255;
+  }
+  return rgba;
+}
+
+/** Grid tiles must share one decoder configuration (libavif compares their av1C). */
+function sameConfig(tiles: EncodedAv1[]): Av1Items {
+  const config = tiles[0].config;
+  for (const tile of tiles) {
+    if (tile.config.length !== config.length || tile.config.some((byte, i) => byte !== config[i])) {
+      throw new Error('AVIF tiles were encoded with different AV1 configurations');
+    }
+  }
+  return { config, tiles: tiles.map((tile) => tile.data) };
+}

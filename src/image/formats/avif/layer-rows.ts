@@ -1,0 +1,191 @@
+import { damaged } from '../../bytes';
+import { show, type Av1Image, type AvifLayer } from './container';
+import { LAYOUT_I400, LAYOUT_I420, type Dav1dCodec, type DecodedPicture, type PictureFormat, type Samples } from './dav1d';
+import { unsupportedAvif } from './limits';
+
+/** A row of one plane: its samples start at `at`. */
+export interface PlaneRow {
+  samples: Samples;
+  at: number;
+}
+
+/**
+ * The decoded rows of one layer (the colour image or the alpha plane), asked for top to bottom.
+ * A single image is decoded whole when opened; a grid one row of tiles at a time, when its rows are
+ * first asked for, and its tiles are released once `dropBefore` says their rows are done, so at most
+ * two rows of tiles (the bilinear chroma filter reads one chroma row across a tile edge) are held.
+ */
+export interface LayerRows {
+  readonly format: PictureFormat;
+  /** Row `y` of plane `plane` (0 = Y, 1 = U, 2 = V; chroma rows counted in chroma resolution). */
+  row(plane: 0 | 1 | 2, y: number): PlaneRow;
+  /** Rows of luma row index below `y` (and chroma rows they alone use) will not be asked for again. */
+  dropBefore(y: number): void;
+  /** JavaScript bytes held (row scratch); the pictures are in wasm memory. */
+  heldBytes(): number;
+}
+
+/**
+ * Opens the rows of `layer`, decoding what the first of the rows from `firstRow` on needs: a single
+ * image whole (letting other runs go on while dav1d works), a grid its first row of tiles.
+ */
+export async function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: AvifLayer, what: string, firstRow: number): Promise<LayerRows> {
+  if (layer.grid) return new GridRows(codec, file, layer, what, firstRow);
+  const image = layer.tiles[0];
+  const picture = codec.createPicture();
+  await codec.decodeYielding(file, image.ranges, picture, `${what} ${image.id}`);
+  return new SingleImageRows(codec, picture, checkedFormat(image, picture, what));
+}
+
+function decodeImage(codec: Dav1dCodec, file: Uint8Array, image: Av1Image, picture: DecodedPicture, what: string): PictureFormat {
+  codec.decode(file, image.ranges, picture, `${what} ${image.id}`);
+  return checkedFormat(image, picture, what);
+}
+
+function checkedFormat(image: Av1Image, picture: DecodedPicture, what: string): PictureFormat {
+  const format = picture.format;
+  if (format.width !== image.size.width || format.height !== image.size.height) {
+    throw damaged(`avif: ${what} ${image.id} declares ${show(image.size)} and decodes to ${format.width}x${format.height}`);
+  }
+  return format;
+}
+
+class SingleImageRows implements LayerRows {
+  private buffer: ArrayBuffer | null = null;
+  private planes: { samples: Samples; stride: number }[] = [];
+
+  constructor(
+    private readonly codec: Dav1dCodec,
+    private readonly picture: DecodedPicture,
+    readonly format: PictureFormat,
+  ) {}
+
+  row(plane: 0 | 1 | 2, y: number): PlaneRow {
+    // Views are taken again only when a later decode (the alpha image) grew the wasm memory.
+    if (this.buffer !== this.codec.memoryBuffer()) {
+      this.buffer = this.codec.memoryBuffer();
+      const chroma = this.format.layout !== LAYOUT_I400;
+      this.planes = [this.picture.plane(0), ...(chroma ? [this.picture.plane(1), this.picture.plane(2)] : [])];
+    }
+    const { samples, stride } = this.planes[plane];
+    return { samples, at: y * stride };
+  }
+
+  dropBefore(): void {}
+
+  heldBytes(): number {
+    return 0;
+  }
+}
+
+/**
+ * A grid's rows, assembled from its tiles: each row asked for is copied from the tiles of its row of
+ * tiles into a full-width row (the output width: the right and bottom tiles reach past the output
+ * and are cut), which is what libavif's grid reconstruction then converts, chroma filter included.
+ */
+class GridRows implements LayerRows {
+  format!: PictureFormat;
+  private readonly grid: NonNullable<AvifLayer['grid']>;
+  /** Decoded rows of tiles by tile-row index (at most two at a time). */
+  private readonly tileRows = new Map<number, DecodedPicture[]>();
+  private readonly spare: DecodedPicture[] = [];
+  /** Two assembled rows per plane (a chroma row and its neighbour alternate by parity). */
+  private readonly assembled: { y: number; row: Samples }[][] = [[], [], []];
+  private subsampleX = 0;
+  private subsampleY = 0;
+  /** Rows of tiles decoded so far (a row decoded twice counts twice). */
+  decodedRows = 0;
+
+  constructor(
+    private readonly codec: Dav1dCodec,
+    private readonly file: Uint8Array,
+    private readonly layer: AvifLayer,
+    private readonly what: string,
+    firstRow: number,
+  ) {
+    this.grid = layer.grid!;
+    this.tiles(Math.floor(Math.max(0, firstRow - 1) / this.grid.tileHeight));
+  }
+
+  /**
+   * The pictures of tile row `index`, decoded on first use. Rows of tiles above it are released
+   * first: the rows they still serve are already assembled (see `row`), so only one row of tiles is
+   * held at a time.
+   */
+  private tiles(index: number): DecodedPicture[] {
+    let pictures = this.tileRows.get(index);
+    if (pictures) return pictures;
+    for (const above of this.tileRows.keys()) if (above < index) this.release(above);
+    pictures = [];
+    this.tileRows.set(index, pictures);
+    for (let column = 0; column < this.grid.columns; column++) {
+      const picture = this.spare.pop() ?? this.codec.createPicture();
+      pictures.push(picture);
+      const image = this.layer.tiles[index * this.grid.columns + column];
+      this.checkFormat(decodeImage(this.codec, this.file, image, picture, `${this.what} grid tile`));
+    }
+    this.decodedRows++;
+    return pictures;
+  }
+
+  private release(index: number): void {
+    for (const picture of this.tileRows.get(index) ?? []) {
+      picture.release();
+      this.spare.push(picture);
+    }
+    this.tileRows.delete(index);
+  }
+
+  /** Every tile must decode to the first tile's format; subsampled planes need even tile sizes. */
+  private checkFormat(format: PictureFormat): void {
+    if (!this.format) {
+      this.format = { ...format, width: this.layer.size.width, height: this.layer.size.height };
+      this.subsampleX = format.layout === LAYOUT_I420 || format.layout === 2 ? 1 : 0;
+      this.subsampleY = format.layout === LAYOUT_I420 ? 1 : 0;
+      const { tileWidth, tileHeight } = this.grid;
+      if ((this.subsampleX && tileWidth % 2 === 1) || (this.subsampleY && tileHeight % 2 === 1)) {
+        throw unsupportedAvif('grid tiles of odd size with subsampled chroma');
+      }
+      return;
+    }
+    const first = this.format;
+    if (format.bitDepth !== first.bitDepth || format.layout !== first.layout || format.matrix !== first.matrix || format.fullRange !== first.fullRange) {
+      throw damaged(`avif: ${this.what} grid tiles differ in format`);
+    }
+  }
+
+  row(plane: 0 | 1 | 2, y: number): PlaneRow {
+    const cache = this.assembled[plane];
+    const slot = cache[y & 1];
+    if (slot && slot.y === y) return { samples: slot.row, at: 0 };
+    const chroma = plane !== 0 && this.format.layout !== LAYOUT_I400;
+    const shiftX = chroma ? this.subsampleX : 0;
+    const shiftY = chroma ? this.subsampleY : 0;
+    const tileWidth = this.grid.tileWidth >> shiftX;
+    const tileHeight = this.grid.tileHeight >> shiftY;
+    const width = (this.layer.size.width + shiftX) >> shiftX;
+    const pictures = this.tiles(Math.floor(y / tileHeight));
+    const within = y % tileHeight;
+    let row = slot?.row;
+    if (!row || row.length < width) row = this.format.bitDepth === 8 ? new Uint8Array(width) : new Uint16Array(width);
+    for (let column = 0; column * tileWidth < width; column++) {
+      const { samples, stride } = pictures[column].plane(plane);
+      const length = Math.min(tileWidth, width - column * tileWidth);
+      row.set(samples.subarray(within * stride, within * stride + length), column * tileWidth);
+    }
+    cache[y & 1] = { y, row };
+    return { samples: row, at: 0 };
+  }
+
+  dropBefore(y: number): void {
+    // Output row y may still read the chroma row above it, in the previous row of tiles.
+    const first = Math.floor(Math.max(0, y - 2) / this.grid.tileHeight);
+    for (const index of this.tileRows.keys()) if (index < first) this.release(index);
+  }
+
+  heldBytes(): number {
+    let bytes = 0;
+    for (const slots of this.assembled) for (const slot of slots) if (slot) bytes += slot.row.byteLength;
+    return bytes;
+  }
+}

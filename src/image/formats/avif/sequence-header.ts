@@ -1,0 +1,182 @@
+import { damaged } from '../../bytes';
+
+/** What an AV1 sequence header (AV1 spec 5.5) says about the frames that follow it. */
+export interface SequenceHeader {
+  profile: number;
+  /** Frames are at most this large (the decoder refuses larger ones). */
+  maxWidth: number;
+  maxHeight: number;
+  bitDepth: 8 | 10 | 12;
+  monochrome: boolean;
+  subsamplingX: 0 | 1;
+  subsamplingY: 0 | 1;
+  primaries: number;
+  transfer: number;
+  matrix: number;
+  fullRange: boolean;
+  /** Frames may carry film grain, which dav1d applies into a second picture. */
+  filmGrain: boolean;
+}
+
+const OBU_SEQUENCE_HEADER = 1;
+const OBU_FRAME_HEADER = 3;
+const OBU_FRAME = 6;
+const OBU_REDUNDANT_FRAME_HEADER = 7;
+
+/**
+ * The first sequence header OBU in `data` (low-overhead bitstream format: an item's data, a sample,
+ * av1C configOBUs), or null when there is none before the data ends. Damage: broken OBU framing, a
+ * frame before any sequence header, a truncated header.
+ */
+export function readSequenceHeader(data: Uint8Array): SequenceHeader | null {
+  let at = 0;
+  while (at < data.length) {
+    const header = data[at];
+    if (header & 0x80) throw damaged('av1: OBU forbidden bit set');
+    const type = (header >> 3) & 15;
+    let payload = at + 1 + ((header & 4) !== 0 ? 1 : 0);
+    let size = data.length - payload;
+    if (header & 2) {
+      const leb = readLeb128(data, payload);
+      payload = leb.end;
+      size = leb.value;
+    }
+    if (payload > data.length || size > data.length - payload) {
+      // Only the head of an item is read: a sequence header cut off there is not damage yet.
+      if (type !== OBU_SEQUENCE_HEADER) return null;
+      size = data.length - payload;
+    }
+    if (type === OBU_SEQUENCE_HEADER) return parseSequenceHeader(data.subarray(payload, payload + size));
+    if (type === OBU_FRAME_HEADER || type === OBU_FRAME || type === OBU_REDUNDANT_FRAME_HEADER) throw damaged('av1: frame before any sequence header');
+    at = payload + size;
+  }
+  return null;
+}
+
+function readLeb128(data: Uint8Array, from: number): { value: number; end: number } {
+  let value = 0;
+  for (let i = 0; i < 8; i++) {
+    if (from + i >= data.length) return { value: 2 ** 53, end: data.length }; // runs past the data
+    const byte = data[from + i];
+    value += (byte & 0x7f) * 2 ** (7 * i);
+    if (!(byte & 0x80)) return { value, end: from + i + 1 };
+  }
+  throw damaged('av1: OBU size longer than 8 bytes');
+}
+
+/** sequence_header_obu() (AV1 spec 5.5.1) up to color_config(). */
+function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
+  const bits = new BitReader(payload);
+  const profile = bits.read(3);
+  if (profile > 2) throw damaged(`av1: seq_profile ${profile}`);
+  bits.read(1); // still_picture
+  const reduced = bits.flag();
+  if (reduced) {
+    bits.read(5); // seq_level_idx[0]
+  } else {
+    let decoderModelInfo = false;
+    let bufferDelayLength = 0;
+    if (bits.flag()) {
+      bits.read(32); // num_units_in_display_tick
+      bits.read(32); // time_scale
+      if (bits.flag()) bits.uvlc(); // num_ticks_per_picture_minus_1
+      decoderModelInfo = bits.flag();
+      if (decoderModelInfo) {
+        bufferDelayLength = bits.read(5) + 1;
+        bits.read(32); // num_units_in_decoding_tick
+        bits.read(10); // buffer_removal_time_length_minus_1, frame_presentation_time_length_minus_1
+      }
+    }
+    const initialDisplayDelay = bits.flag();
+    const operatingPoints = bits.read(5) + 1;
+    for (let i = 0; i < operatingPoints; i++) {
+      bits.read(12); // operating_point_idc
+      if (bits.read(5) > 7) bits.read(1); // seq_level_idx, seq_tier
+      if (decoderModelInfo && bits.flag()) bits.read(2 * bufferDelayLength + 1);
+      if (initialDisplayDelay && bits.flag()) bits.read(4);
+    }
+  }
+  const widthBits = bits.read(4) + 1;
+  const heightBits = bits.read(4) + 1;
+  const maxWidth = bits.read(widthBits) + 1;
+  const maxHeight = bits.read(heightBits) + 1;
+  if (!reduced && bits.flag()) bits.read(7); // frame id numbers: delta and additional lengths
+  bits.read(3); // use_128x128_superblock, enable_filter_intra, enable_intra_edge_filter
+  if (!reduced) {
+    bits.read(4); // interintra, masked compound, warped motion, dual filter
+    const orderHint = bits.flag();
+    if (orderHint) bits.read(2); // jnt_comp, ref_frame_mvs
+    const forceScreenContentTools = bits.flag() ? 2 : bits.read(1);
+    if (forceScreenContentTools > 0 && !bits.flag()) bits.read(1); // seq_force_integer_mv
+    if (orderHint) bits.read(3); // order_hint_bits_minus_1
+  }
+  bits.read(3); // enable_superres, enable_cdef, enable_restoration
+  const color = colorConfig(bits, profile);
+  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag() };
+}
+
+/** color_config() (AV1 spec 5.5.2). */
+function colorConfig(bits: BitReader, profile: number) {
+  const highBitDepth = bits.flag();
+  const bitDepth: 8 | 10 | 12 = profile === 2 && highBitDepth ? (bits.flag() ? 12 : 10) : highBitDepth ? 10 : 8;
+  const monochrome = profile === 1 ? false : bits.flag();
+  let [primaries, transfer, matrix] = [2, 2, 2];
+  if (bits.flag()) [primaries, transfer, matrix] = [bits.read(8), bits.read(8), bits.read(8)];
+  let subsamplingX: 0 | 1 = 1;
+  let subsamplingY: 0 | 1 = 1;
+  let fullRange: boolean;
+  if (monochrome) {
+    fullRange = bits.flag();
+    return { bitDepth, monochrome, subsamplingX, subsamplingY, primaries, transfer, matrix, fullRange };
+  } else if (primaries === 1 && transfer === 13 && matrix === 0) {
+    fullRange = true;
+    subsamplingX = subsamplingY = 0;
+  } else {
+    fullRange = bits.flag();
+    if (profile === 1) {
+      subsamplingX = subsamplingY = 0;
+    } else if (profile === 2) {
+      if (bitDepth === 12) {
+        subsamplingX = bits.read(1) as 0 | 1;
+        subsamplingY = subsamplingX ? (bits.read(1) as 0 | 1) : 0;
+      } else {
+        subsamplingY = 0;
+      }
+    }
+    if (subsamplingX && subsamplingY) bits.read(2); // chroma_sample_position
+  }
+  bits.read(1); // separate_uv_delta_q
+  return { bitDepth, monochrome, subsamplingX, subsamplingY, primaries, transfer, matrix, fullRange };
+}
+
+/** Big-endian bit reader over a bounded payload; reading past its end is damage. */
+class BitReader {
+  private position = 0;
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  /** An unsigned value of `count` (0..32) bits. */
+  read(count: number): number {
+    let value = 0;
+    for (let i = 0; i < count; i++) {
+      const byte = this.position >> 3;
+      if (byte >= this.bytes.length) throw damaged('av1: truncated sequence header');
+      value = value * 2 + ((this.bytes[byte] >> (7 - (this.position & 7))) & 1);
+      this.position++;
+    }
+    return value;
+  }
+
+  flag(): boolean {
+    return this.read(1) === 1;
+  }
+
+  /** uvlc() (AV1 spec 4.10.3). */
+  uvlc(): number {
+    let leadingZeros = 0;
+    while (!this.flag()) {
+      if (++leadingZeros >= 32) throw damaged('av1: uvlc longer than 32 bits');
+    }
+    return this.read(leadingZeros) + 2 ** leadingZeros - 1;
+  }
+}

@@ -1,0 +1,128 @@
+import type { JpegFrame } from './header';
+
+/**
+ * What the libjpeg-turbo codec (libjpeg.ts) costs in WebAssembly memory, from the frame header
+ * alone, as upper bounds: libjpeg's own buffers follow its allocation code (jdmainct.c, jdsample.c,
+ * jdcoefct.c, jcprepct.c, jcmainct.c, jccoefct.c); the fixed parts were measured. The decoder gives
+ * libjpeg exactly decoderLibjpegBytes as its memory limit (encoderLibjpegBytes for the encoder), so
+ * a file cannot make it take more.
+ */
+
+/** Rows per band handed out by the decoder and fed to the encoder (the largest iMCU row is 32). */
+export const JPEG_BAND_ROWS = 16;
+
+/**
+ * The decoder's work limits. Encoders write a few scans to a few dozen: libjpeg's progressive
+ * script (cjpeg, sharp) writes 10 for YCbCr and 6 for grey, which decode each 8x8 block 5.3 times
+ * (4:2:0: the scans' blocks over the image's). A hostile file repeats a scan at a few bytes each
+ * (a full-precision AC scan may repeat without any warning): 10,000 luma scans of a flat
+ * 2000x2000 image would take ~20 s here (2 ms each); refused after 100 scans or 24 passes, the
+ * decode ends within ~100 ms (libjpeg-damage.test.ts).
+ */
+export const JPEG_MAX_SCANS = 100;
+export const JPEG_MAX_BLOCK_PASSES = 24;
+
+const DCT_SIZE = 8;
+const BLOCK_BYTES = 64 * 2;
+/** libjpeg-turbo's jmemmgr rounds every sample row to 32 bytes (ALIGN_SIZE) and keeps a pointer to it. */
+const ROW_OVERHEAD = 32 + 4;
+/**
+ * libjpeg's allocations that do not grow with the image: tables, state, pool slop. Measured 19-24 KB
+ * (decoder) and 20-29 KB (encoder); the margin is for files with more tables than ours.
+ */
+const LIBJPEG_DECODER_FIXED = 48 * 1024;
+const LIBJPEG_ENCODER_FIXED = 48 * 1024;
+/**
+ * The module's static data and stack below the heap (about 400 KB), rounded up: the wasm figures
+ * below exceed the measured memory by at most 256 KiB (libjpeg-memory.test.ts checks they cover it).
+ */
+const WASM_HEAP_BASE = 512 * 1024;
+const WASM_INITIAL = 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
+/** The C side's own buffers besides the band: the input chunk (16 KB) or output chunk (32 KB), structs, malloc headers. */
+const C_SIDE_FIXED = 64 * 1024;
+
+const ceilDiv = (a: number, b: number) => Math.ceil(a / b);
+const roundUp = (a: number, b: number) => ceilDiv(a, b) * b;
+
+interface Component {
+  h: number;
+  v: number;
+  widthInBlocks: number;
+  heightInBlocks: number;
+  /** IDCT output size of one block at this scale (jdmaster.c: chroma is scaled up by the IDCT where it can). */
+  scaledSize: number;
+}
+
+function componentLayout(width: number, height: number, sampling: JpegFrame['sampling'], shrink: number): Component[] {
+  const maxH = Math.max(...sampling.map((s) => s.h));
+  const maxV = Math.max(...sampling.map((s) => s.v));
+  const minScaled = DCT_SIZE / shrink;
+  return sampling.map(({ h, v }) => {
+    let scaledSize = minScaled;
+    while (scaledSize < DCT_SIZE && (maxH * minScaled) % (h * scaledSize * 2) === 0 && (maxV * minScaled) % (v * scaledSize * 2) === 0) scaledSize *= 2;
+    return { h, v, widthInBlocks: ceilDiv(width * h, maxH * DCT_SIZE), heightInBlocks: ceilDiv(height * v, maxV * DCT_SIZE), scaledSize };
+  });
+}
+
+function sampleRows(rows: number, samplesPerRow: number): number {
+  return rows * (roundUp(samplesPerRow, 32) + ROW_OVERHEAD);
+}
+
+/** libjpeg's whole-image coefficient buffer: every block of every component, 128 bytes each. */
+function coefficientBytes(parts: Component[]): number {
+  return parts.reduce((sum, c) => sum + roundUp(c.widthInBlocks, c.h) * roundUp(c.heightInBlocks, c.v) * BLOCK_BYTES, 0);
+}
+
+/**
+ * Bytes libjpeg allocates to decode `frame` at 1/shrink: the main buffer (an iMCU row of each
+ * component plus two row groups of context for fancy upsampling), the upsampler's rows and, for a
+ * progressive or multi-scan file, the whole-image coefficient buffer (2 bytes a sample: 3 bytes a
+ * pixel for 4:2:0, 6 for 4:4:4). Cropping does not change it.
+ */
+export function decoderLibjpegBytes(frame: JpegFrame, shrink: number): number {
+  const parts = componentLayout(frame.width, frame.height, frame.sampling, shrink);
+  const minScaled = DCT_SIZE / shrink;
+  const maxH = Math.max(...frame.sampling.map((s) => s.h));
+  const maxV = Math.max(...frame.sampling.map((s) => s.v));
+  const outputWidth = ceilDiv(frame.width, shrink);
+  let bytes = LIBJPEG_DECODER_FIXED;
+  for (const c of parts) {
+    const rowGroup = (c.v * c.scaledSize) / minScaled;
+    bytes += sampleRows(rowGroup * (minScaled + 2), c.widthInBlocks * c.scaledSize);
+    bytes += sampleRows(maxV, roundUp(outputWidth, maxH));
+  }
+  if (frame.multiScan) bytes += coefficientBytes(parts);
+  return bytes;
+}
+
+/** Bytes libjpeg allocates to encode: the colour-converted rows, an iMCU row per component and, with optimised Huffman tables, the coefficient buffer. */
+export function encoderLibjpegBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean): number {
+  const sampling = components === 1 ? [{ h: 1, v: 1 }] : [{ h: 2, v: 2 }, { h: 1, v: 1 }, { h: 1, v: 1 }];
+  const parts = componentLayout(width, height, sampling, 1);
+  const maxH = Math.max(...sampling.map((s) => s.h));
+  const maxV = Math.max(...sampling.map((s) => s.v));
+  let bytes = LIBJPEG_ENCODER_FIXED;
+  for (const c of parts) {
+    bytes += sampleRows(maxV, (c.widthInBlocks * DCT_SIZE * maxH) / c.h);
+    bytes += sampleRows(c.v * DCT_SIZE, c.widthInBlocks * DCT_SIZE);
+  }
+  if (optimizeHuffman) bytes += coefficientBytes(parts);
+  return bytes;
+}
+
+function wasmBytes(heapBytes: number): number {
+  return roundUp(Math.max(WASM_INITIAL, WASM_HEAP_BASE + heapBytes), WASM_PAGE);
+}
+
+/** WebAssembly memory of a decode of `frame` at 1/shrink (any window of it): an upper bound. */
+export function jpegDecodeWasmBytes(frame: JpegFrame, shrink: number): number {
+  const outputWidth = ceilDiv(frame.width, shrink);
+  const bands = (JPEG_BAND_ROWS + 1) * outputWidth * 4; // the band and a row for trimming a window
+  return wasmBytes(decoderLibjpegBytes(frame, shrink) + bands + C_SIDE_FIXED);
+}
+
+/** WebAssembly memory of an encode: an upper bound. */
+export function jpegEncodeWasmBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean): number {
+  return wasmBytes(encoderLibjpegBytes(width, height, components, optimizeHuffman) + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
+}

@@ -1,0 +1,208 @@
+import { readWebpDimensions, webpChunks } from './header';
+import { firstFrameAsStill } from './first-frame';
+
+/**
+ * What the libwebp codec (libwebp-decoder.ts, libwebp-encoder.ts) costs in WebAssembly memory, as
+ * upper bounds from the header alone. The `*LimitBytes` figures are given to the instance as the
+ * most libwebp may allocate (codecs/webp/memory.c), so no file can make it take more: a request
+ * past the limit fails with CONVERSION_FAILED. The `*WasmBytes` figures add what lies below the
+ * heap (static data, 256 KB of stack) and malloc's own slack, and bound the memory the instance
+ * grows to, which is what codecs/wasm-memory.ts measures. Figures were measured with the test
+ * photos at 1, 4, 12 and 24 MP (libwebp-memory.test.ts checks them on real runs).
+ */
+
+const MiB = 1024 * 1024;
+
+/** Rows per band the decoder hands out and the encoder imports at most (the pipeline's BAND_ROWS_MAX). */
+export const WEBP_BAND_ROWS = 16;
+const ENCODER_BAND_ROWS_MAX = 64;
+/** Static data and stack below the heap (about 0.3 MB), malloc's chunk headers and slack. */
+const BELOW_HEAP_AND_SLACK = MiB;
+/** WebAssembly memory grows in 64 KiB pages from the 1 MiB it starts with. */
+const WASM_PAGE = 64 * 1024;
+const WASM_INITIAL = MiB;
+/** libwebp's allocations that do not grow with the image: decoder and encoder state, tables. */
+const FIXED = 256 * 1024;
+
+function wasmBytes(limit: number): number {
+  return Math.max(WASM_INITIAL, Math.ceil((limit + BELOW_HEAP_AND_SLACK) / WASM_PAGE) * WASM_PAGE);
+}
+
+/** The bitstream a decoder reads: its size, its kind, and the bytes copied into the instance. */
+export interface WebpStream {
+  width: number;
+  height: number;
+  /** A lossy stream with an ALPH chunk, or a lossless one (its alpha_is_used bit is only a hint). */
+  alpha: boolean;
+  lossless: boolean;
+  /** Bytes of the file (or the first frame's still, for an animation) copied into the instance. */
+  inputBytes: number;
+}
+
+/**
+ * The stream the decoder will read from `input`, from its chunks (the first frame's for an
+ * animation); the file must have passed the header checks (readWebpDimensions).
+ */
+export function webpStreamOf(input: Uint8Array): WebpStream {
+  const file = firstFrameAsStill(input)?.still ?? input;
+  const { width, height } = readWebpDimensions(file);
+  let alpha = false;
+  for (const chunk of webpChunks(file)) {
+    if (chunk.type === 'ALPH') alpha = true;
+    if (chunk.type === 'VP8 ') return { width, height, alpha, lossless: false, inputBytes: file.length };
+    if (chunk.type === 'VP8L') return { width, height, alpha: true, lossless: true, inputBytes: file.length };
+  }
+  return { width, height, alpha, lossless: false, inputBytes: file.length };
+}
+
+/**
+ * Huffman tables of a lossless stream (the image's, or an ALPH chunk's): about 12-20 KB per group of
+ * codes. libwebp's encoder clusters to a few dozen groups (1 MB for a 12 MP photo); the format
+ * allows 65,536, which a small file can ask for, so the allowance is what legitimate files need.
+ */
+function huffmanTablesBytes(pixels: number): number {
+  return 2 * MiB + pixels / 4;
+}
+
+/**
+ * A VP8L image in libwebp's decoder: its ARGB pixels (4 bytes each) and, for the transforms and
+ * the meta-Huffman image, sub-images of at most a quarter of the pixels each (predictor, colour
+ * and entropy images at their smallest block size of 4x4: 3 x 4 bytes / 16 pixels).
+ */
+function losslessImageBytes(width: number, height: number): number {
+  const pixels = width * height;
+  const argbCacheRows = 16 + 1; // NUM_ARGB_CACHE_ROWS plus the top row, at the final width
+  return 4 * pixels + 0.75 * pixels + argbCacheRows * 4 * width + huffmanTablesBytes(pixels);
+}
+
+/** Most rows one lossy decoding step hands out (LOSSY_ROWS_PER_STEP in codecs/webp/decoder.c). */
+const LOSSY_ROWS_PER_STEP = 25;
+/**
+ * libwebp's lossy decoder per pixel of width (frame_dec.c AllocateMemory: macroblock state, the
+ * 16 + 8 filter rows of YUV cache, intra modes; io_dec.c's upsampler rows): measured 227 bytes.
+ */
+const LOSSY_BYTES_PER_COLUMN = 240;
+
+/** The most libwebp may allocate to decode `stream` in bands of `bandRows` (the instance's limit). */
+export function webpDecoderLimitBytes(stream: WebpStream, bandRows: number): number {
+  const { width, height, inputBytes } = stream;
+  if (stream.lossless) return FIXED + inputBytes + losslessImageBytes(width, height) + Math.min(bandRows, height) * 4 * width;
+  // An ALPH chunk: libwebp's alpha plane (1 byte a pixel) and the lossless decoder of the plane
+  // (1 byte a pixel for a palette-only stream, 4 otherwise: the bound).
+  const alpha = stream.alpha ? width * height + losslessImageBytes(width, height) : 0;
+  return FIXED + inputBytes + (LOSSY_BYTES_PER_COLUMN + LOSSY_ROWS_PER_STEP * 4) * width + alpha;
+}
+
+/** The WebAssembly memory a band decode of `stream` grows to at most. */
+export function webpDecoderWasmBytes(stream: WebpStream, bandRows = WEBP_BAND_ROWS): number {
+  return wasmBytes(webpDecoderLimitBytes(stream, bandRows));
+}
+
+/** How the encoder runs libwebp for a picture (WebPConfig fields). */
+export interface WebpEncoderSettings {
+  /** 4, as cwebp's, sharp's (effort 4) and jSquash's default. */
+  method: number;
+  /** libwebp's low_memory: no token buffer (1.3-1.6x slower), for pictures too large for one. */
+  lowMemory: boolean;
+  /** Lossless ALPH (libwebp's default), or the plane stored as it is when the lossless encoder would not fit. */
+  alphaCompression: boolean;
+}
+
+/**
+ * Above this size the token buffer is not tried: for the 12 MP test photo at quality 80 it takes
+ * 2.3 bytes a pixel besides the picture (its whole 30 MiB allowance), and larger photos would run
+ * out of it part of the way through.
+ */
+const TOKEN_BUFFER_MAX_PIXELS = 4096 * 3072;
+/** The token buffer may hold up to this much; a picture needing more is encoded again with low_memory. */
+const TOKEN_BUFFER_MAX = 30 * MiB;
+/**
+ * libwebp compresses an alpha plane with its lossless encoder, which takes 24-27 bytes a pixel of
+ * the plane (measured on masks at 1 and 4 MP; ARGB copies, hash chain, backward references);
+ * above this size the plane is stored as it is (1 byte a pixel in the file).
+ */
+const ALPHA_LOSSLESS_MAX_PIXELS = 1_600_000;
+const ALPHA_LOSSLESS_BYTES_PER_PIXEL = 28;
+
+/**
+ * Settings for a width x height picture (with an alpha plane if `alpha`); the first libwebp tries.
+ * `lowMemory` asks for libwebp's low_memory whatever the size (the memory plan's choice).
+ */
+export function webpEncoderSettings(width: number, height: number, alpha: boolean, lowMemory = false): WebpEncoderSettings {
+  const pixels = width * height;
+  return { method: 4, lowMemory: lowMemory || pixels > TOKEN_BUFFER_MAX_PIXELS, alphaCompression: alpha && pixels <= ALPHA_LOSSLESS_MAX_PIXELS };
+}
+
+/**
+ * Settings to try after `settings` ran out of memory, needing less; null when none does.
+ */
+export function webpEncoderFallback(settings: WebpEncoderSettings): WebpEncoderSettings | null {
+  if (!settings.lowMemory) return { ...settings, lowMemory: true };
+  if (settings.alphaCompression) return { ...settings, alphaCompression: false };
+  return null;
+}
+
+/**
+ * Bytes a pixel of a detailed photo's VP8 data at `quality` (the 1 MP test photo, measured, plus a
+ * quarter): what the partition buffers hold. White noise takes 2-4 times as much; a picture that
+ * needs more than its limit fails instead of growing the memory.
+ */
+const PHOTO_OUTPUT: ReadonlyArray<[quality: number, bytesPerPixel: number]> = [
+  [0, 0.2], [50, 0.2], [75, 0.28], [80, 0.34], [85, 0.41], [90, 0.5], [95, 0.64], [100, 0.79],
+];
+
+function photoOutputBytesPerPixel(quality: number): number {
+  const q = Math.min(100, Math.max(0, quality));
+  for (let i = 1; i < PHOTO_OUTPUT.length; i++) {
+    const [q1, b1] = PHOTO_OUTPUT[i];
+    if (q <= q1) {
+      const [q0, b0] = PHOTO_OUTPUT[i - 1];
+      return b0 + ((b1 - b0) * (q - q0)) / (q1 - q0);
+    }
+  }
+  return PHOTO_OUTPUT[PHOTO_OUTPUT.length - 1][1];
+}
+
+/**
+ * The most libwebp may allocate to encode a width x height picture at `quality`, whatever settings
+ * the encoder falls back to (the instance's limit):
+ * - the picture, YUV 4:2:0 (1.5 bytes a pixel) and the alpha plane (1 byte);
+ * - the import of one band: its RGBA rows and libwebp's conversion of them (about 6.5 bytes a pixel
+ *   of a band of 64 rows, plus the odd row carried over);
+ * - the work, the largest of: macroblock state (0.35 bytes a pixel) with the partition buffers
+ *   (twice the VP8 data: they double as they fill); the token buffer where it is tried (about 22
+ *   times the VP8 data, at most 30 MiB); the lossless alpha encoder where it is used; an alpha
+ *   plane stored as it is (a copy and the chunk).
+ */
+export function webpEncoderLimitBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false): number {
+  const pixels = width * height;
+  const settings = webpEncoderSettings(width, height, alpha, lowMemory);
+  const picture = pixels + 2 * Math.ceil(width / 2) * Math.ceil(height / 2) + (alpha ? pixels : 0);
+  const bandImport = (ENCODER_BAND_ROWS_MAX + 1) * Math.max(width, height) * 6.5;
+  const output = photoOutputBytesPerPixel(quality) * pixels;
+  const lowMemoryWork = 0.35 * pixels + 2 * output;
+  const tokenWork = settings.lowMemory ? 0 : Math.min(TOKEN_BUFFER_MAX, 22 * output);
+  let work = Math.max(lowMemoryWork, tokenWork);
+  if (alpha) {
+    // The ALPH chunk (at most the plane) is kept while the VP8 data is made.
+    const alphaPhase = settings.alphaCompression ? ALPHA_LOSSLESS_BYTES_PER_PIXEL * pixels : 2 * pixels;
+    work = Math.max(alphaPhase, pixels + work);
+  }
+  return FIXED + picture + bandImport + work;
+}
+
+/**
+ * The largest file the encoder can make within its limit: libwebp holds the VP8 data in partition
+ * buffers allowed twice a detailed photo's size (and an alpha plane at most as it is), so a picture
+ * that would come out larger (white noise, mostly) fails inside libwebp before any such file exists.
+ * The result buffer is capped here too, not at the noise bound: the same bytes are not counted twice.
+ */
+export function webpEncodedBytesMax(width: number, height: number, alpha: boolean, quality: number): number {
+  const pixels = width * height;
+  return Math.ceil(2 * photoOutputBytesPerPixel(quality) * pixels + (alpha ? pixels : 0)) + 64 * 1024;
+}
+
+/** The WebAssembly memory an encode of a width x height picture at `quality` grows to at most. */
+export function webpEncoderWasmBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false): number {
+  return wasmBytes(webpEncoderLimitBytes(width, height, alpha, quality, lowMemory));
+}

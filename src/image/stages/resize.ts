@@ -1,0 +1,309 @@
+import { BoxRowShrinker, boxShrinkFactor } from './box-shrink';
+import {
+  contributions, hRowOpaque, hRowPremultiply, hRowUnpremultiply, unpremultiplyRow, vRowOpaque, vRowPremultiply,
+  vRowUnpremultiply, type Contributions,
+} from './lanczos';
+import { pixelWords } from './pixels';
+import type { RowSource } from './rows';
+import type { Dimensions, RgbaImage } from '../types';
+
+/*
+ * Resizing as a stage of the band pipeline: rows stream in, a window of as many rows as the
+ * vertical kernel spans is kept, and output rows stream out (lanczos.ts has the arithmetic).
+ * - Large reductions of opaque images start with a box filter down to at least twice the target
+ *   size (box-shrink.ts), as vips_resize does with its default gap. Images with transparency
+ *   skip it: averaging colour without alpha weighting would make fringes.
+ * - Of the two pass orders the one doing fewer multiply-adds is used: horizontal first keeps a
+ *   window of filtered (narrow) rows, vertical first a window of input rows. An axis whose size
+ *   does not change is not filtered. Either way the result is the same as filtering the whole
+ *   image axis by axis.
+ * - Enlarging is Lanczos-3 too, centre-aligned. libvips (sharp) enlarges differently: bicubic
+ *   via vips_affine, half an output pixel off centre (libvips issues #517, #4841), so for
+ *   upscales our output is close to, but deliberately not the same as, sharp's.
+ */
+
+/** Rows of filtered slack in a window, so rows are shifted down once every this many rows, not every row. */
+const WINDOW_SLACK = 32;
+
+interface Layout {
+  box: { fx: number; fy: number; width: number; height: number } | null;
+  /** Size after the box step: what the Lanczos passes read. */
+  width: number;
+  height: number;
+  ch: Contributions | null;
+  cv: Contributions | null;
+  /** The window holds horizontally filtered rows (true) or rows before any Lanczos pass (false). */
+  hFirst: boolean;
+  windowRows: number;
+  /** Values (words, or Uint16 for premultiplied rows) per window row. */
+  windowRowLength: number;
+  /** Values of the one-row buffer between the passes (premultiplied or v-first orders). */
+  tmpLength: number;
+}
+
+function layout(from: Dimensions, to: Dimensions, opaque: boolean): Layout {
+  const fx = opaque ? boxShrinkFactor(from.width, to.width) : 1;
+  const fy = opaque ? boxShrinkFactor(from.height, to.height) : 1;
+  const box = fx > 1 || fy > 1 ? { fx, fy, width: Math.ceil(from.width / fx), height: Math.ceil(from.height / fy) } : null;
+  const width = box ? box.width : from.width;
+  const height = box ? box.height : from.height;
+  const ch = width !== to.width ? contributions(width, to.width) : null;
+  const cv = height !== to.height ? contributions(height, to.height) : null;
+  // Multiply-adds of each order: a pass costs (lines it runs over) * (taps per line).
+  const hFirst = ch !== null && cv !== null && height * ch.taps + to.width * cv.taps <= width * cv.taps + to.height * ch.taps;
+  let maxTaps = 1;
+  if (cv) for (let o = 0; o < to.height; o++) maxTaps = Math.max(maxTaps, cv.count[o]);
+  const windowRowLength = hFirst ? (opaque ? to.width : to.width * 4) : width;
+  const tmpLength = opaque ? (hFirst || !ch || !cv ? 0 : width) : hFirst ? 0 : 4 * (cv ? width : to.width);
+  return { box, width, height, ch, cv, hFirst, windowRows: maxTaps + WINDOW_SLACK, windowRowLength, tmpLength };
+}
+
+/** Bytes a resize holds besides its input and output bands: window, box sums and row buffers (memory-plan.ts). */
+export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = true): number {
+  const l = layout(from, to, opaque);
+  const windowBytes = l.windowRows * l.windowRowLength * (l.hFirst && !opaque ? 2 : 4);
+  const boxBytes = l.box ? l.box.width * (3 * 8 + 4) : 0;
+  const tmpBytes = l.tmpLength * (opaque ? 4 : 2);
+  return windowBytes + boxBytes + tmpBytes + contributionBytes(l, to);
+}
+
+function contributionBytes(l: Layout, to: Dimensions): number {
+  const axis = (c: Contributions | null, size: number) => (c ? 4 * (2 * size + c.weights.length) : 0);
+  return axis(l.ch, to.width) + axis(l.cv, to.height);
+}
+
+/**
+ * Resizes a stream of rows: `push` input rows (opaque or not as declared) while `wantsInput()`,
+ * then `emit` the next output row; repeat. Holds one window of rows, never a frame.
+ */
+export class RowResizer {
+  private readonly l: Layout;
+  private readonly shrinker: BoxRowShrinker | null;
+  private readonly boxRow: Int32Array | null;
+  /** Window rows: Int32 words, or Uint16 premultiplied values when filtered horizontally first with alpha. */
+  private readonly window: Int32Array | Uint16Array;
+  private windowFirst = 0;
+  private windowCount = 0;
+  private readonly tmp: Int32Array | Uint16Array | null;
+  private inputRows = 0;
+  /** Rows delivered to the Lanczos passes (after the box step). */
+  private delivered = 0;
+  private outputRow = 0;
+
+  constructor(
+    private readonly from: Dimensions,
+    private readonly to: Dimensions,
+    private readonly opaque: boolean,
+  ) {
+    const l = layout(from, to, opaque);
+    this.l = l;
+    this.shrinker = l.box ? new BoxRowShrinker(from.width, l.box.fx, l.box.fy) : null;
+    this.boxRow = l.box ? new Int32Array(l.box.width) : null;
+    const windowLength = l.windowRows * l.windowRowLength;
+    this.window = l.hFirst && !opaque ? new Uint16Array(windowLength) : new Int32Array(windowLength);
+    this.tmp = l.tmpLength === 0 ? null : opaque ? new Int32Array(l.tmpLength) : new Uint16Array(l.tmpLength);
+  }
+
+  /** Whether the next output row still needs another input row. */
+  wantsInput(): boolean {
+    const { cv } = this.l;
+    const last = cv ? cv.start[this.outputRow] + cv.count[this.outputRow] - 1 : this.outputRow;
+    return this.delivered <= last;
+  }
+
+  /** One input row of `from.width` RGBA words starting at src[offset]. */
+  push(src: Int32Array, offset: number): void {
+    this.inputRows++;
+    const { shrinker, boxRow } = this;
+    if (!shrinker || !boxRow) return this.deliver(src, offset);
+    shrinker.add(src, offset);
+    if (shrinker.full || this.inputRows === this.from.height) {
+      shrinker.take(boxRow, 0);
+      this.deliver(boxRow, 0);
+    }
+  }
+
+  /** Writes the next output row (to.width RGBA pixels) at out[byteOffset]; only when !wantsInput(). */
+  emit(out: Uint8Array, byteOffset: number): void {
+    const { ch, cv, hFirst, width, windowRowLength } = this.l;
+    const y = this.outputRow++;
+    const row = cv ? cv.start[y] : y;
+    const base = (row - this.windowFirst) * windowRowLength;
+    const outWords = this.opaque ? new Int32Array(out.buffer, out.byteOffset + byteOffset, this.to.width) : null;
+    const outBytes = this.opaque ? null : new Uint8ClampedArray(out.buffer, out.byteOffset + byteOffset, this.to.width * 4);
+    const window = this.window;
+    if (outWords) {
+      const words = window as Int32Array;
+      if (hFirst) vRowOpaque(words, windowRowLength, base, outWords, 0, y, cv!);
+      else if (ch && cv) {
+        const tmp = this.tmp as Int32Array;
+        vRowOpaque(words, width, base, tmp, 0, y, cv);
+        hRowOpaque(tmp, 0, outWords, 0, this.to.width, ch);
+      } else if (ch) hRowOpaque(words, base, outWords, 0, this.to.width, ch);
+      else vRowOpaque(words, width, base, outWords, 0, y, cv!);
+      return;
+    }
+    if (hFirst) return vRowUnpremultiply(window as Uint16Array, windowRowLength, base, outBytes!, 0, y, cv!);
+    const tmp = this.tmp as Uint16Array;
+    if (ch && cv) {
+      vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv);
+      hRowUnpremultiply(tmp, 0, outBytes!, 0, this.to.width, ch);
+    } else if (ch) {
+      hRowPremultiply(window as Int32Array, base, tmp, 0, this.to.width, ch);
+      unpremultiplyRow(tmp, 0, outBytes!, 0, this.to.width * 4);
+    } else {
+      vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv!);
+      unpremultiplyRow(tmp, 0, outBytes!, 0, width * 4);
+    }
+  }
+
+  /** A row after the box step: into the window, horizontally filtered first if that order was chosen. */
+  private deliver(src: Int32Array, offset: number): void {
+    const { ch, hFirst, width } = this.l;
+    const at = this.windowSlot();
+    if (!hFirst) (this.window as Int32Array).set(src.subarray(offset, offset + width), at);
+    else if (this.opaque) hRowOpaque(src, offset, this.window as Int32Array, at, this.to.width, ch!);
+    else hRowPremultiply(src, offset, this.window as Uint16Array, at, this.to.width, ch!);
+    this.windowCount++;
+    this.delivered++;
+  }
+
+  /** Where the next delivered row goes; drops rows no later output row needs when the window is full. */
+  private windowSlot(): number {
+    const { cv, windowRows, windowRowLength } = this.l;
+    if (this.windowCount === windowRows) {
+      const keepFrom = cv ? cv.start[Math.min(this.outputRow, this.to.height - 1)] : this.outputRow;
+      const drop = Math.min(this.windowCount, keepFrom - this.windowFirst);
+      if (drop <= 0) throw new Error('resize: window overflow');
+      this.window.copyWithin(0, drop * windowRowLength, this.windowCount * windowRowLength);
+      this.windowFirst += drop;
+      this.windowCount -= drop;
+    }
+    return this.windowCount * windowRowLength;
+  }
+}
+
+const BAND_ROWS = 16;
+
+/**
+ * The resize stage: `source` resized to exactly width x height with Lanczos-3 (box step first for
+ * large reductions of opaque sources). Bands of BAND_ROWS output rows.
+ */
+export function resizeRows(source: RowSource, width: number, height: number): RowSource {
+  checkSize(width, height, source.width, source.height);
+  const resizer = new RowResizer(source, { width, height }, !source.alpha);
+  const out = new Uint8Array(BAND_ROWS * width * 4);
+  const scratch = resizeScratchBytes(source, { width, height }, !source.alpha);
+  let input: { words: Int32Array; row: number; rows: number } | null = null;
+  let y = 0;
+  const nextInput = async () => {
+    const band = await source.read();
+    if (!band) throw new Error(`resize: the source ended before its ${source.height} rows`);
+    input = { words: pixelWords(band.data), row: 0, rows: band.rows };
+    return input;
+  };
+  return {
+    width,
+    height,
+    model: source.model,
+    alpha: source.alpha,
+    grey: source.grey,
+    async read() {
+      if (y >= height) {
+        source.close();
+        return null;
+      }
+      const rows = Math.min(BAND_ROWS, height - y);
+      for (let i = 0; i < rows; i++) {
+        while (resizer.wantsInput()) {
+          const band = input && input.row < input.rows ? input : await nextInput();
+          resizer.push(band.words, band.row++ * source.width);
+        }
+        resizer.emit(out, i * width * 4);
+      }
+      const band = { y, rows, data: out.subarray(0, rows * width * 4) };
+      y += rows;
+      return band;
+    },
+    heldBytes: () => source.heldBytes() + out.byteLength + scratch,
+    close: () => source.close(),
+  };
+}
+
+/** Resizes a whole image to exactly width x height (the same arithmetic as resizeRows). */
+export function resize(image: RgbaImage, width: number, height: number): RgbaImage {
+  const { width: srcW, height: srcH } = image;
+  checkSize(width, height, srcW, srcH);
+  if (image.data.length !== srcW * srcH * 4) {
+    throw new Error(`resize: data length ${image.data.length} does not match ${srcW}x${srcH} RGBA`);
+  }
+  if (width === srcW && height === srcH) return { data: new Uint8Array(image.data), width, height };
+  const src = pixelWords(image.data);
+  const resizer = new RowResizer(image, { width, height }, isOpaque(src));
+  const out = new Uint8Array(width * height * 4);
+  let row = 0;
+  for (let y = 0; y < height; y++) {
+    while (resizer.wantsInput()) resizer.push(src, row++ * srcW);
+    resizer.emit(out, y * width * 4);
+  }
+  return { data: out, width, height };
+}
+
+function checkSize(width: number, height: number, srcW: number, srcH: number): void {
+  if (!Number.isSafeInteger(width) || !Number.isSafeInteger(height) || width < 1 || height < 1) {
+    throw new Error(`resize: invalid target size ${width}x${height}`);
+  }
+  if (!Number.isSafeInteger(srcW) || !Number.isSafeInteger(srcH) || srcW < 1 || srcH < 1) {
+    throw new Error(`resize: invalid source size ${srcW}x${srcH}`);
+  }
+}
+
+function isOpaque(px: Int32Array): boolean {
+  for (let i = 0; i < px.length; i++) if (px[i] >>> 24 !== 255) return false;
+  return true;
+}
+
+// ---- target size (docs: /work/shared/spec/decisions.md, "resize") ----
+
+export interface ResizeRequest {
+  width?: number;
+  height?: number;
+  keepAspectRatio: boolean;
+}
+
+/** n * num / den rounded half up, in exact integer arithmetic for the sizes in play; at least 1. */
+function scaleRound(n: number, num: number, den: number): number {
+  return Math.max(1, Math.floor((2 * n * num + den) / (2 * den)));
+}
+
+/** The largest size with the source's aspect ratio that fits inside `box` (up or down). */
+export function fitWithin(src: Dimensions, box: Dimensions): Dimensions {
+  // Compare box.width / src.width with box.height / src.height without floating point.
+  if (box.width * src.height <= box.height * src.width) {
+    return { width: box.width, height: Math.min(box.height, scaleRound(src.height, box.width, src.width)) };
+  }
+  return { width: Math.min(box.width, scaleRound(src.width, box.height, src.height)), height: box.height };
+}
+
+/**
+ * Output size of a resize request:
+ * - one side given: the other follows the aspect ratio (rounded, at least 1), whatever
+ *   keepAspectRatio says;
+ * - both given and keepAspectRatio: fit inside the width x height box, aspect kept
+ *   (no crop, no padding);
+ * - both given and not keepAspectRatio: exactly width x height.
+ * The caller validates the parameters (1..12000); note a derived side is not capped here,
+ * so the caller checks the result against its pixel limit.
+ */
+export function targetSize(src: Dimensions, request: ResizeRequest): Dimensions {
+  const { width, height, keepAspectRatio } = request;
+  for (const v of [src.width, src.height, width, height]) {
+    if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) throw new Error(`targetSize: invalid size ${v}`);
+  }
+  if (width !== undefined && height !== undefined) {
+    return keepAspectRatio ? fitWithin(src, { width, height }) : { width, height };
+  }
+  if (width !== undefined) return { width, height: scaleRound(src.height, width, src.width) };
+  if (height !== undefined) return { width: scaleRound(src.width, height, src.height), height };
+  throw new Error('targetSize: neither width nor height given');
+}

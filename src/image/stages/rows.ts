@@ -1,0 +1,167 @@
+import type { Region } from '../operations';
+import type { RgbaImage } from '../types';
+
+/*
+ * The pipeline passes pixels as bands of rows, top to bottom, the way libvips passes regions: a
+ * decoder hands out a few rows at a time, every stage (colour, crop, resize, flatten, orientation)
+ * holds only the window of rows it needs, and the encoder takes bands as they come. No stage holds
+ * a whole frame unless the output order needs one (orientation 3-8 for an encoder that writes top
+ * to bottom). `frameSource` and `collectFrame` below turn a frame into bands and back (tests, references).
+ */
+
+/** A run of consecutive rows of 8-bit pixels, 4 bytes each (RGBA, or CMYK inks). */
+export interface Band {
+  /** Index of the band's first row in the image. */
+  y: number;
+  rows: number;
+  /**
+   * rows * width * 4 bytes, row-major, no padding. It belongs to the source and is valid until its
+   * next `read()`; the consumer may change it in place (colour conversion and flattening do).
+   */
+  data: Uint8Array;
+}
+
+/** Bands never have more rows than this (the memory plan counts stage bands at this height). */
+export const BAND_ROWS_MAX = 64;
+
+export interface RowSource {
+  readonly width: number;
+  readonly height: number;
+  /** 'cmyk': ink amounts (0 = none, 255 = full), Adobe inversion undone; the colour stage makes them sRGB RGBA. */
+  readonly model: 'rgba' | 'cmyk';
+  /** False when every alpha is 255 by construction (JPEG; PNG without alpha or tRNS; WebP without alpha). */
+  readonly alpha: boolean;
+  /** True when R = G = B everywhere by construction (a one-component JPEG, a grey PNG). */
+  readonly grey: boolean;
+  /** The next band, top to bottom, or null once all `height` rows were handed out. */
+  read(): Promise<Band | null>;
+  /**
+   * Bytes of JavaScript buffers this source and the sources it reads from hold now (band buffers,
+   * row windows, frames). WebAssembly memories are counted separately (codecs/wasm-memory.ts).
+   */
+  heldBytes(): number;
+  /** Releases codec instances and buffers; safe to call more than once and after an error. */
+  close(): void;
+}
+
+export interface DecodeOptions {
+  /**
+   * Shrink-on-load: decode at 1/shrink of the stored size in each direction (output side =
+   * ceil(side / shrink), as libjpeg rounds). Only a value from the decoder's `shrinkFactors`.
+   */
+  shrink: number;
+  /**
+   * The rows and columns to decode, in stored coordinates (before orientation); null = all. Only
+   * with shrink 1. The source then has exactly region.width x region.height.
+   */
+  region: Region | null;
+}
+
+export interface RowDecoder {
+  /** Shrink factors the decoder applies while decoding (JPEG's DCT scaling: 1, 2, 4, 8); [1] for none. */
+  readonly shrinkFactors: readonly number[];
+  /**
+   * Opens a streaming decode of `input`, whose header the pipeline has already checked. Damage is
+   * AppError UNSUPPORTED_FORMAT (also when found while reading rows); running out of memory is
+   * CONVERSION_FAILED.
+   */
+  open(input: Uint8Array, options: DecodeOptions): Promise<RowSource>;
+}
+
+export interface EncodeOptions {
+  /** 1..100; lossless encoders ignore it. */
+  quality: number;
+  /**
+   * Most bytes the file may have: the bound the memory plan counted (a ResultBuffer enforces it).
+   * Unset: the encoder's own bound for the size and quality.
+   */
+  maxBytes?: number;
+  /**
+   * The plan asks for the encoder's low-memory mode where it has one (JPEG: libjpeg's standard
+   * Huffman tables instead of a whole-image coefficient buffer). Unset: the encoder decides.
+   */
+  lowMemory?: boolean;
+  /**
+   * EXIF orientation still to apply: always 1 unless the encoder `placesOrientation`, in which case
+   * it writes each band where a viewer sees it (the source's width and height are then stored
+   * sizes, swapped in the result for 5-8).
+   */
+  orientation: number;
+}
+
+export interface RowEncoder {
+  /** True when the encoder holds its whole picture anyway and can write bands anywhere in it (WebP). */
+  readonly placesOrientation: boolean;
+  /** Reads `source` to its end and returns the file; closes the source. */
+  encode(source: RowSource, options: EncodeOptions): Promise<Uint8Array>;
+}
+
+/** A stage that changes bands in place starts from this: everything as its source, then overrides. */
+export function forward(source: RowSource): RowSource {
+  return {
+    width: source.width,
+    height: source.height,
+    model: source.model,
+    alpha: source.alpha,
+    grey: source.grey,
+    read: () => source.read(),
+    heldBytes: () => source.heldBytes(),
+    close: () => source.close(),
+  };
+}
+
+const DEFAULT_BAND_ROWS = 16;
+
+/**
+ * Serves a decoded frame as bands (for codecs that decode whole frames). The frame is held until
+ * the source is closed or its last band has been read.
+ */
+export function frameSource(
+  image: RgbaImage,
+  traits: { model?: RowSource['model']; alpha: boolean; grey?: boolean },
+  onClose: () => void = () => {},
+  bandRows = DEFAULT_BAND_ROWS,
+): RowSource {
+  const { width, height } = image;
+  let data: Uint8Array | null = image.data instanceof Uint8Array ? image.data : new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength);
+  let y = 0;
+  const close = () => {
+    if (data === null) return;
+    data = null;
+    onClose();
+  };
+  return {
+    width,
+    height,
+    model: traits.model ?? 'rgba',
+    alpha: traits.alpha,
+    grey: traits.grey ?? false,
+    async read() {
+      if (data === null || y >= height) {
+        close();
+        return null;
+      }
+      const rows = Math.min(bandRows, height - y);
+      // A copy, so a consumer changing the band in place never changes the frame behind it.
+      const band = { y, rows, data: data.slice(y * width * 4, (y + rows) * width * 4) };
+      y += rows;
+      return band;
+    },
+    heldBytes: () => (data === null ? 0 : data.byteLength),
+    close,
+  };
+}
+
+/** Reads a source to its end into one frame (for tests and references); closes it. */
+export async function collectFrame(source: RowSource): Promise<RgbaImage> {
+  const { width, height } = source;
+  const data = new Uint8Array(width * height * 4);
+  try {
+    for (let band = await source.read(); band; band = await source.read()) {
+      data.set(band.data.subarray(0, band.rows * width * 4), band.y * width * 4);
+    }
+  } finally {
+    source.close();
+  }
+  return { data, width, height };
+}
