@@ -1,5 +1,5 @@
 /**
- * The libjpeg-turbo band codec (src/image/codecs/libjpeg.ts) in Node 24 against sharp in the same
+ * The libjpeg-turbo band codec (src/image/formats/jpeg/decode.ts and encode.ts) in Node 24 against sharp in the same
  * process: decode at 1/1..1/8, a 2000x2000 crop, a progressive decode, encodes with and without
  * optimised Huffman tables (bytes and SSIM against the source), the WebAssembly memory of each,
  * instance creation, and the module's size. Medians of --runs (default 5) runs, wall and CPU time;
@@ -64,7 +64,7 @@ async function measure<T>(run: () => Promise<T>): Promise<{ wallMs: number; cpuM
 
 /** Decodes every band of a window or scale; returns the WebAssembly memory at the end. */
 async function decodeAll(bytes: Uint8Array, shrink: number, region: { x: number; y: number; width: number; height: number } | null = null): Promise<number> {
-  const source = await openJpegDecode(bytes, { shrink, region });
+  const source = await openJpegDecode(bytes, readJpegHeader(bytes).frame, { shrink, region });
   let wasm = 0;
   for (;;) {
     wasm = source.wasmBytes();
@@ -111,10 +111,10 @@ for (const shrink of [1, 8]) {
   record(`decode progressive 12 MP 1/${shrink}`, ours, { wasm_mib: mib(ours.result) }, reference);
 }
 
-const image = await collectFrame(await openJpegDecode(photo12, { shrink: 1, region: null }));
+const image = await collectFrame(await openJpegDecode(photo12, readJpegHeader(photo12).frame, { shrink: 1, region: null }));
 const raw = { data: image.data, width: image.width, height: image.height, channels: 4 };
 const decodedSsim = async (jpeg: Uint8Array) => {
-  const back = await collectFrame(await openJpegDecode(jpeg, { shrink: 1, region: null }));
+  const back = await collectFrame(await openJpegDecode(jpeg, readJpegHeader(jpeg).frame, { shrink: 1, region: null }));
   return Number(ssim(raw, { data: back.data, width: back.width, height: back.height, channels: 4 }).toFixed(5));
 };
 for (const quality of [80, 95]) {

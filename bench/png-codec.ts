@@ -1,12 +1,12 @@
 /// <reference types="node" />
 /**
- * `npx node bench/png-codec.ts [runs]`: the PNG codec of src/image/png in workerd (Miniflare)
+ * `npx node bench/png-codec.ts [runs]`: the PNG codec of src/image/formats/png in workerd (Miniflare)
  * against sharp in this process (libspng/libpng + zlib-ng, `sharp.concurrency(1)`), on the 12 MP
  * and 1 MP corpus photos and a generated screenshot-like image:
  * - decode time of 12 MP PNGs (RGB, RGBA, Adam7) written by sharp;
  * - encode time and bytes per filter strategy against sharp's default `png()`;
  * - workerd's RSS growth during each, and per open zlib stream (what the runtime's zlib holds
- *   outside JavaScript, which src/image/png/memory.ts budgets).
+ *   outside JavaScript, which src/image/formats/png/memory.ts budgets).
  * Times are medians of `runs` (default 5) after one warm-up; workerd's include the request, so
  * the median of an empty request with the same body and reply size is subtracted.
  */

@@ -1,11 +1,12 @@
 /**
- * The Worker bench/png-codec.ts runs in workerd: the PNG codec of src/image/png behind a few
+ * The Worker bench/png-codec.ts runs in workerd: the PNG codec of src/image/formats/png behind a few
  * routes, so its time and memory are workerd's, measured from outside.
  */
-import { openPng } from '../src/image/formats/png/decode.ts';
+import { openPng, readPngHeader } from '../src/image/formats/png/decode.ts';
 import { DEFAULT_PNG_ENCODE, encodePng } from '../src/image/formats/png/encode.ts';
 import type { FilterStrategy } from '../src/image/formats/png/filter.ts';
-import { frameSource } from '../src/image/stages/rows.ts';
+import { frameSource } from '../test/support/row-sources.ts';
+
 
 const held: unknown[] = [];
 
@@ -19,7 +20,7 @@ export default {
       case '/null':
         return new Response(new Uint8Array(Number(query('reply') || 0)));
       case '/decode': {
-        const source = await openPng(body, { shrink: 1, region: null });
+        const source = await openPng(body, readPngHeader(body), { shrink: 1, region: null });
         let rows = 0;
         let heldBytes = 0;
         for (let band = await source.read(); band; band = await source.read()) {

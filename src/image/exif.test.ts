@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EXIF_HEADER, orientationOnlyExif, readOrientation, type Orientation } from './exif';
+import { EXIF_HEADER, orientationOnlyExif, type Orientation } from './exif';
 import { FORMATS } from './formats/index';
-import { findBox, isoBoxes } from './formats/avif/header';
+import { findBox, isoBoxes } from './formats/avif/boxes';
 import { processImage } from './pipeline';
 import type { RgbaImage } from './types';
 import { corpus, decodeRgba, JPEGS, mutated, PNGSUITE, sameBytes, WEBPS } from '../../test/support/image-testing';
+import { readOrientation } from '../../test/support/formats';
 
 const u16 = (v: number, little: boolean) => (little ? [v & 0xff, v >> 8] : [v >> 8, v & 0xff]);
 const u32 = (v: number, little: boolean) => {

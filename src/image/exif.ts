@@ -1,9 +1,4 @@
-import { startsWith, u16be, u16le, u32be, u32le, u8 } from './bytes';
-import { primaryItemProperties } from './formats/avif/header';
-import { jpegSegments, SOS } from './formats/jpeg/header';
-import { pngChunks } from './formats/png/header';
-import { webpChunks } from './formats/webp/header';
-import type { ImageFormat } from './types';
+import { startsWith, u16be, u16le, u32be, u32le } from './bytes';
 
 /** EXIF Orientation: 1 is upright; 2-8 are the mirror/rotation cases of the TIFF spec. */
 export type Orientation = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
@@ -13,74 +8,22 @@ export const EXIF_HEADER = new Uint8Array([0x45, 0x78, 0x69, 0x66, 0x00, 0x00]);
 
 const ORIENTATION_TAG = 0x0112;
 
+/** An EXIF payload as the TIFF block it holds: the "Exif\0\0" some writers put first is dropped. */
+export function tiffBlock(payload: Uint8Array): Uint8Array {
+  return startsWith(payload, 0, EXIF_HEADER) ? payload.subarray(EXIF_HEADER.length) : payload;
+}
+
 /**
- * The EXIF Orientation of an image: JPEG APP1 "Exif", PNG eXIf, WebP EXIF; for AVIF the primary
- * item's `irot`/`imir` properties expressed as the equivalent EXIF value (see `avifOrientation`).
- * Missing, unreadable or out-of-range values give 1; never throws.
+ * The Orientation of an EXIF block (TIFF bytes, whatever container carried them; libvips' exif.c
+ * does the same for every format). Missing, unreadable or out-of-range values give 1; never throws.
  */
-export function readOrientation(format: ImageFormat, bytes: Uint8Array): Orientation {
+export function exifOrientation(tiff: Uint8Array | null): Orientation {
+  if (!tiff) return 1;
   try {
-    if (format === 'avif') return avifOrientation(bytes);
-    const tiff = findExif(format, bytes);
-    return tiff ? tiffOrientation(tiff) : 1;
+    return tiffOrientation(tiff);
   } catch {
     return 1;
   }
-}
-
-/** The TIFF bytes of the first EXIF block, or null. */
-function findExif(format: ImageFormat, bytes: Uint8Array): Uint8Array | null {
-  if (format === 'jpeg') {
-    for (const s of jpegSegments(bytes)) {
-      if (s.marker === SOS) break;
-      if (s.marker === 0xe1 && startsWith(bytes.subarray(0, s.end), s.payload, EXIF_HEADER)) {
-        return bytes.subarray(s.payload + EXIF_HEADER.length, s.end);
-      }
-    }
-  } else if (format === 'png') {
-    for (const c of pngChunks(bytes)) {
-      if (c.type === 'eXIf') return withoutExifHeader(bytes.subarray(c.data, c.data + c.length));
-    }
-  } else if (format === 'webp') {
-    for (const c of webpChunks(bytes)) {
-      if (c.type === 'EXIF') return withoutExifHeader(bytes.subarray(c.data, c.data + c.length));
-    }
-  }
-  return null;
-}
-
-/**
- * EXIF orientation equal to HEIF `irot` (angle x 90 degrees anticlockwise) followed by `imir`, by
- * [angle][mirror]: mirror 0 = none, 1 = imir axis 0, 2 = imir axis 1.
- *
- * `imir` axis follows ISO/IEC 23008-12:2022, which is what libavif's `avifImageMirror` documents: axis 0
- * exchanges top and bottom (EXIF 4), axis 1 exchanges left and right (EXIF 2). The 2017 edition spoke
- * of a vertical (0) / horizontal (1) mirror *axis*, which reads as the opposite flips; not followed.
- *
- * Order: rotation first, then mirror, as MIAF (ISO/IEC 23000-22) 7.3.6.7 requires (clap, irot, imir).
- * libavif does not record the `ipma` order: it only reports that irot/imir are present, and its own
- * EXIF-to-irot/imir mapping assumes irot before imir; so the `ipma` order is ignored here as well.
- * libavif (and so the service's decoder) never applies either to the decoded pixels, so the
- * pipeline's `applyOrientation` does, as for a JPEG.
- */
-const IROT_IMIR_TO_EXIF: readonly (readonly Orientation[])[] = [
-  [1, 4, 2], // no rotation
-  [8, 5, 7], // 90 anticlockwise
-  [3, 2, 4], // 180
-  [6, 7, 5], // 270 anticlockwise (90 clockwise)
-];
-
-function avifOrientation(bytes: Uint8Array): Orientation {
-  const properties = primaryItemProperties(bytes) ?? [];
-  const irot = properties.find((p) => p.type === 'irot');
-  const imir = properties.find((p) => p.type === 'imir');
-  const angle = irot ? u8(bytes.subarray(0, irot.end), irot.body) & 3 : 0;
-  const mirror = imir ? 1 + (u8(bytes.subarray(0, imir.end), imir.body) & 1) : 0;
-  return IROT_IMIR_TO_EXIF[angle][mirror];
-}
-
-function withoutExifHeader(data: Uint8Array): Uint8Array {
-  return startsWith(data, 0, EXIF_HEADER) ? data.subarray(EXIF_HEADER.length) : data;
 }
 
 /** Orientation tag of IFD0 in a TIFF block, either byte order; reads past the end throw (caught above). */

@@ -57,7 +57,7 @@ export function assertFitsMemory(plan: ProcessingPlan, budgetBytes: number): voi
       detail,
     );
   }
-  const { label } = FORMATS[plan.inputFormat];
+  const { label } = plan.file.format;
   const largest = largestFitting((pixels) => peakBytes(memoryPlan(withInputPixels(plan, pixels))) <= budgetBytes, pixelsOf(plan.stored));
   throw new AppError(
     'FILE_TOO_LARGE',

@@ -1,4 +1,4 @@
-import type { Dimensions, ImageFormat } from './types';
+import type { Dimensions } from './types';
 
 /*
  * How many bytes one pipeline run will hold at its fullest, predicted from the header before
@@ -12,7 +12,7 @@ import type { Dimensions, ImageFormat } from './types';
  * or transposes rows for an encoder that writes top to bottom, or a frame collected for a codec
  * that only encodes whole frames), and a decoder that decodes everything when it is opened.
  *
- * Each codec states its own costs (formats.ts, from measurements of our builds, as upper bounds);
+ * Each format states its own costs (formats/<format>/memory.ts, from measurements of our builds, as upper bounds);
  * test/workers/memory-budget.test.ts runs the real pipeline and checks that it never holds more
  * than predicted.
  */
@@ -59,19 +59,6 @@ export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
 export function peakBytes(plan: MemoryPlan): number {
   const peaks = phasePeaks(plan);
   return Math.max(peaks.decode, peaks.stream, peaks.encode);
-}
-
-/**
- * Bytes of a result file, as a bound: the sizes of white noise (the least compressible picture)
- * measured per format and quality; real photos come out several times smaller.
- */
-export function resultBytes(format: ImageFormat, pixels: number, quality: number): number {
-  const perPixel =
-    format === 'png' ? 4.1
-    : format === 'webp' ? 1.15
-    : format === 'jpeg' ? (quality <= 80 ? 0.8 : quality <= 90 ? 1.75 : 3)
-    : quality <= 90 ? 1.1 : 4;
-  return perPixel * pixels + MB / 4;
 }
 
 /**

@@ -1,18 +1,16 @@
 import { AppError, invalidParameter } from '../errors';
-import { readColourProfile, toSrgbRows } from './stages/colour';
-import { readOrientation } from './exif';
-import { flattenRows } from './stages/flatten';
-import { FORMATS } from './formats/index';
+import { FORMATS, readImage, type ImageFile } from './formats/index';
 import { assertFitsMemory, assertWithinPixelLimit } from './limits';
 import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
 import type { Operation, PixelLimits, ProcessedImage, Region, RunOptions } from './operations';
-import { orientRows, storedRegion } from './stages/orient';
 import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { yieldPoint } from './run-context';
+import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
+import { flattenRows } from './stages/flatten';
+import { orientRows, storedRegion } from './stages/orient';
 import { resizeRows, targetSize } from './stages/resize';
 import { forward, type RowSource } from './stages/rows';
-import { yieldPoint } from './run-context';
-import { detectFormat } from './sniff';
 import type { Dimensions, ImageFormat } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
@@ -20,36 +18,31 @@ export const MAX_RESIZE_SIDE = 12_000;
 
 /**
  * The whole processing pipeline, in the order every request goes through it:
- *   sniff -> header size and pixel-limit guard -> container checks -> (lossless strip |
- *   plan every step from the header -> memory guard -> stream rows: decode (shrink-on-load, or
- *   only the rows and columns a crop needs) -> colour to sRGB -> flatten -> resize ->
- *   orientation -> encode).
+ *   sniff and read the header (the one parse of the container) -> pixel-limit guard -> container
+ *   checks -> (lossless strip | plan every step from the header -> memory guard -> stream rows:
+ *   decode (shrink-on-load, or only the rows and columns a crop needs) -> colour to sRGB ->
+ *   flatten -> resize -> orientation -> encode).
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
-  const inputFormat = detectFormat(input);
-  if (!inputFormat) {
-    throw new AppError('UNSUPPORTED_FORMAT', 'The file is not a supported image: send a JPEG, PNG, WebP or AVIF file.');
-  }
-  const format = FORMATS[inputFormat];
-  const stored = format.readDimensions(input);
-  assertWithinPixelLimit(stored, limits.maxInputPixels, 'input');
-  format.verifyContainer?.(input);
-  const orientation = readOrientation(inputFormat, input);
-  const outputFormat = operation.format ?? inputFormat;
+  const file = readImage(input);
+  const { header } = file;
+  assertWithinPixelLimit(header, limits.maxInputPixels, 'input');
+  file.verify();
+  const outputFormat = operation.format ?? header.format;
 
-  if (operation.kind === 'remove-metadata' && outputFormat === inputFormat && format.stripMetadata) {
-    const bytes = format.stripMetadata(input);
+  if (operation.kind === 'remove-metadata' && outputFormat === header.format && file.strip) {
+    const bytes = file.strip();
     const held = input.byteLength + bytes.byteLength;
-    return { bytes, format: inputFormat, ...displayedSize(stored, orientation), peakBytes: held, plannedPeakBytes: held };
+    return { bytes, format: header.format, ...displayedSize(header, header.orientation), peakBytes: held, plannedPeakBytes: held };
   }
 
-  const plan = planProcessing({ inputFormat, input, stored, orientation, outputFormat, operation, limits });
+  const plan = planProcessing({ file, outputFormat, operation, limits });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
   const plannedPeakBytes = peakBytes(memoryPlan(plan));
   const release = options.admit ? await options.admit(plannedPeakBytes) : () => {};
   try {
-    const profile = await readColourProfile(inputFormat, input);
+    const profile = await readColourProfile(header.colour);
     const meter = new MemoryMeter(input.byteLength);
     const bytes = await meter.run(async () => {
       const source = await decodeAndTransform(plan, profile, meter);
@@ -75,7 +68,7 @@ function yielding(source: RowSource): RowSource {
 }
 
 /** The steps between decoder and encoder, each a stage that passes bands of rows on. */
-async function decodeAndTransform(plan: ProcessingPlan, profile: Parameters<typeof toSrgbRows>[1], meter: MemoryMeter): Promise<RowSource> {
+async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter): Promise<RowSource> {
   let source = await decode(plan);
   meter.sample(source.heldBytes());
   source = toSrgbRows(source, profile);
@@ -86,11 +79,12 @@ async function decodeAndTransform(plan: ProcessingPlan, profile: Parameters<type
 }
 
 async function decode(plan: ProcessingPlan): Promise<RowSource> {
-  const source = await guardedDecode(plan.inputFormat, () => FORMATS[plan.inputFormat].decoder.open(plan.input, plan.decode));
+  const { file } = plan;
+  const source = await guardedDecode(file, () => file.decode(plan.decode));
   const { width, height } = plan.decoded;
   if (source.width !== width || source.height !== height) {
     source.close();
-    throw damaged(plan.inputFormat, `the decoder gives ${source.width}x${source.height}, the header promised ${width}x${height}`);
+    throw damaged(file, `the decoder gives ${source.width}x${source.height}, the header promised ${width}x${height}`);
   }
   return source;
 }
@@ -115,10 +109,7 @@ async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Arr
 }
 
 interface PlanInput {
-  inputFormat: ImageFormat;
-  input: Uint8Array;
-  stored: Dimensions;
-  orientation: number;
+  file: ImageFile;
   outputFormat: ImageFormat;
   operation: Operation;
   limits: PixelLimits;
@@ -126,27 +117,28 @@ interface PlanInput {
 
 /** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target. */
 function planProcessing(facts: PlanInput): ProcessingPlan {
-  const { inputFormat, input, stored, orientation, outputFormat, operation, limits } = facts;
+  const { file, outputFormat, operation, limits } = facts;
+  const { header } = file;
+  const { orientation } = header;
+  const stored = { width: header.width, height: header.height };
   const displayed = displayedSize(stored, orientation);
   const output = plannedSize(operation, displayed, limits);
   assertEncodable(outputFormat, output);
   const transposed = orientation >= 5;
-  const format = FORMATS[inputFormat];
   const region: Region | null = operation.kind === 'crop' ? storedRegion(operation.region, orientation, stored) : null;
   let shrink = 1;
   let resize: Dimensions | null = null;
   if (operation.kind === 'resize') {
     const target = transposed ? { width: output.height, height: output.width } : output;
-    shrink = shrinkOnLoad(format.decoder.shrinkFactors, stored, target);
+    shrink = shrinkOnLoad(file.format.shrinkFactors, stored, target);
     const decoded = shrunkSize(stored, shrink);
     if (decoded.width !== target.width || decoded.height !== target.height) resize = target;
   }
   const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink);
-  const alpha = format.mayHaveAlpha(input);
+  const alpha = header.alpha;
   const plan: ProcessingPlan = {
-    inputFormat,
-    input,
-    inputBytes: input.byteLength,
+    file,
+    inputBytes: file.bytes.byteLength,
     stored,
     orientation,
     decode: { shrink, region },
@@ -212,27 +204,27 @@ function checkedRegion(region: Region, image: Dimensions): Dimensions {
   );
 }
 
-async function guardedDecode<T>(format: ImageFormat, decode: () => Promise<T>): Promise<T> {
+async function guardedDecode<T>(file: ImageFile, decode: () => Promise<T>): Promise<T> {
   try {
     return await decode();
   } catch (error) {
-    throw asDecodeError(format, error);
+    throw asDecodeError(file, error);
   }
 }
 
 /** Running out of memory says nothing about the file; everything else a decoder throws is the file's fault. */
-export function asDecodeError(format: ImageFormat, error: unknown): AppError {
+export function asDecodeError(file: ImageFile, error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof RangeError || /memory|Cannot enlarge/i.test(String(error))) {
     return new AppError('CONVERSION_FAILED', 'The image could not be processed: it needs more memory than is available.', error);
   }
-  return damaged(format, error);
+  return damaged(file, error);
 }
 
-export function damaged(format: ImageFormat, detail: unknown): AppError {
+function damaged(file: ImageFile, detail: unknown): AppError {
   return new AppError(
     'UNSUPPORTED_FORMAT',
-    `The file looks like ${FORMATS[format].label} but could not be decoded: it is damaged, truncated or uses a feature that is not supported.`,
+    `The file looks like ${file.format.label} but could not be decoded: it is damaged, truncated or uses a feature that is not supported.`,
     detail,
   );
 }

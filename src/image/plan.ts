@@ -1,4 +1,4 @@
-import { FORMATS } from './formats/index';
+import { FORMATS, type ImageFile } from './formats/index';
 import { MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
 import type { Region } from './operations';
 import { orientedFrameChannels } from './stages/oriented-frame';
@@ -12,8 +12,8 @@ import type { Dimensions, ImageFormat } from './types';
  * stored region of a crop) -> colour -> flatten -> resize -> orientation -> encode.
  */
 export interface ProcessingPlan {
-  inputFormat: ImageFormat;
-  input: Uint8Array;
+  /** The input with its header (formats/format.ts). */
+  file: ImageFile;
   /** Bytes of the input held; scaled when the memory guard looks for the largest size that fits. */
   inputBytes: number;
   /** Size as stored (before orientation). */
@@ -61,7 +61,7 @@ export function shrinkOnLoad(factors: readonly number[], from: Dimensions, to: D
 export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const { decoded, resize, output, alpha, grey } = plan;
   const carriesAlpha = alpha && !plan.flatten;
-  const decoder = FORMATS[plan.inputFormat].decodeCost({ input: plan.input, inputBytes: plan.inputBytes, stored: plan.stored, decode: plan.decode, decoded });
+  const decoder = plan.file.decodeCost({ inputBytes: plan.inputBytes, stored: plan.stored, decode: plan.decode, decoded });
   const encoder = FORMATS[plan.outputFormat].encodeCost(encodeFacts(plan));
   const beforeOrientation = resize ?? decoded;
   let stages = 0;
@@ -108,17 +108,18 @@ export function chooseLowMemory(plan: ProcessingPlan, budgetBytes: number): bool
 }
 
 /**
- * A lossless result's size is unknown until it is made, and PNG's bound (rows that do not compress
- * at all) is 1.3-2 times what photos come out at. Where the bound would not fit the budget, the
+ * A lossless result's size is unknown until it is made, and its bound (PNG: rows that do not
+ * compress at all) is 1.3-2 times what photos come out at. Where the bound would not fit the budget, the
  * result is allowed what remains instead, down to half the bound; a file that turns out larger
  * fails with FILE_TOO_LARGE (result-buffer.ts) instead of the isolate running out of memory.
  */
 export function fitResultToBudget(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
-  if (plan.outputFormat !== 'png') return plan;
+  const format = FORMATS[plan.outputFormat];
+  if (!format.resultMayBeCapped) return plan;
   const full = memoryPlan(plan);
   const excess = peakBytes(full) - budgetBytes;
   if (excess <= 0) return plan;
-  const bound = FORMATS.png.resultBound(encodeFacts(plan));
+  const bound = format.resultBound(encodeFacts(plan));
   if (bound - excess < bound / 2) return plan;
   return { ...plan, maxResultBytes: Math.floor(bound - excess) };
 }
@@ -135,7 +136,7 @@ export function withOutputPixels(plan: ProcessingPlan, pixels: number): Processi
   const transposed = plan.orientation >= 5;
   const target = transposed ? { width: output.height, height: output.width } : output;
   const from = plan.decode.region ?? plan.stored;
-  const shrink = plan.decode.region ? 1 : shrinkOnLoad(FORMATS[plan.inputFormat].decoder.shrinkFactors, plan.stored, target);
+  const shrink = plan.decode.region ? 1 : shrinkOnLoad(plan.file.format.shrinkFactors, plan.stored, target);
   const decoded = plan.decode.region ? plan.decoded : shrunkSize(from, shrink);
   const resize = decoded.width === target.width && decoded.height === target.height ? null : target;
   return { ...plan, output, resize, decoded, decode: { ...plan.decode, shrink } };

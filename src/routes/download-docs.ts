@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
-import { formatInfoByName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
+import { FORMATS, formatByName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
 import { downloadFailures, headerRefs } from './responses';
 
 const params = z.object({
@@ -17,7 +17,7 @@ const conditionalHeaders = z.object({
 });
 
 const file = { schema: { type: 'string', format: 'binary' } } as const;
-const imageContent = Object.fromEntries(OUTPUT_FORMAT_NAMES.map((name) => [formatInfoByName(name)!.mimeType, file]));
+const imageContent = Object.fromEntries(OUTPUT_FORMAT_NAMES.map((name) => [FORMATS[formatByName(name)!].mimeType, file]));
 const FILE_HEADERS = ['Content-Disposition', 'ETag', 'Last-Modified', 'Cache-Control', 'Accept-Ranges'] as const;
 
 const DESCRIPTION =

@@ -4,7 +4,7 @@ import { cors } from 'hono/cors';
 import { findLiveResult, type ResultRow } from '../db/results';
 import type { AppEnv } from '../env';
 import { AppError } from '../errors';
-import { formatInfoByName } from '../image/formats/index';
+import { FORMATS, formatByName } from '../image/formats/index';
 import { attachmentDisposition } from '../storage/filename';
 import { objectKey } from '../storage/results';
 import { registerDownloadDocs } from './download-docs';
@@ -17,7 +17,7 @@ const notFound = () => new AppError('NOT_FOUND', 'This download link is unknown 
 function fileHeaders(row: ResultRow, object: R2Object, now: Date): Record<string, string> {
   const secondsLeft = Math.max(0, Math.floor((Date.parse(row.expires_at) - now.getTime()) / 1000));
   return {
-    'Content-Type': formatInfoByName(row.format)?.mimeType ?? 'application/octet-stream',
+    'Content-Type': mimeTypeOf(row.format),
     'Content-Disposition': attachmentDisposition(row.filename),
     'X-Content-Type-Options': 'nosniff',
     ETag: object.httpEtag,
@@ -104,4 +104,9 @@ export function registerDownload(app: OpenAPIHono<AppEnv>) {
   );
   app.get(DOWNLOAD_PATH, serveFile);
   registerDownloadDocs(app);
+}
+
+function mimeTypeOf(name: string): string {
+  const format = formatByName(name);
+  return format ? FORMATS[format].mimeType : 'application/octet-stream';
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ERROR_CODES, type ErrorCode } from '../errors';
-import { formatFromName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
+import { formatByName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
 import { DEFAULT_QUALITY } from '../image/operations';
 
 /*
@@ -38,8 +38,8 @@ const booleanField = (description: string, defaultValue: boolean) => {
 };
 
 const FORMAT_PROBLEM = `must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}`;
-const toFormat = (value: string) => formatFromName(value === 'jpeg' ? 'jpg' : (value as (typeof OUTPUT_FORMAT_NAMES)[number]));
-const isFormatName = (value: string) => (OUTPUT_FORMAT_NAMES as readonly string[]).includes(value) || value === 'jpeg';
+const toFormat = (value: string) => formatByName(value)!;
+const isFormatName = (value: string) => formatByName(value) !== null;
 
 const formatField = z
   .string({ error: requiredOr(FORMAT_PROBLEM) })

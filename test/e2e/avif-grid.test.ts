@@ -1,6 +1,6 @@
 /// <reference types="node" />
 /**
- * Grid AVIF files from the service's own encoder (src/image/avif), shown by a real Chromium: each is
+ * Grid AVIF files from the service's own encoder (src/image/formats/avif), shown by a real Chromium: each is
  * loaded as an <img> from a tiny local server, and its natural size and the pixels it draws on a
  * canvas are compared with the source, which the page loads as a PNG. The API test that follows the
  * lead's integration proves the same through the service; this one proves the file.
@@ -15,10 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/cli/d1.ts';
 import { avifEncoder } from '../../src/image/formats/avif/encode.ts';
-import { encodeWholeAvif } from '../../src/image/formats/avif/whole-encode.ts';
-import { frameSource } from '../../src/image/stages/rows.ts';
+import { encodeWholeAvif } from '../support/avif-whole-encode.ts';
+
 import { readAvifStructure } from '../support/avif-structure.ts';
 import { BROWSER_SKIP, assertChromium, launchBrowser } from './browser.ts';
+import { frameSource } from '../support/row-sources';
 
 const PHOTO = path.resolve(PROJECT_ROOT, '../shared/corpus/photos/photo-12mp.jpg');
 

@@ -2,14 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { avifDecoder } from '../../src/image/formats/avif/decode';
 import { AVIF_LIMITS } from '../../src/image/formats/avif/limits';
-import { verifyAvifContainer } from '../../src/image/formats/avif/verify';
 import { concat } from '../../src/image/bytes';
-import { readAvifDimensions } from '../../src/image/formats/avif/header';
-import { stripAvif } from '../../src/image/formats/avif/strip';
 import { av01Item, av1ItemOf, buildAvif, gridData, ispe } from '../support/avif-builder';
 import { box, fullBox, text, u16, u32 } from '../support/byte-builders';
+import { openDecode, stripped, readDimensions, verifiedAvif } from '../support/formats';
 
 /**
  * Files that declare more structure than any camera or encoder writes (the hardening issue: 65,000
@@ -56,10 +53,10 @@ async function refusedEverywhere(file: Uint8Array, why: RegExp): Promise<Outcome
   let slowest = 0;
   let message = '';
   const paths: [string, () => unknown][] = [
-    ['readAvifDimensions', () => readAvifDimensions(file)],
-    ['verifyAvifContainer', () => verifyAvifContainer(file)],
-    ['stripAvif', () => stripAvif(file)],
-    ['avifDecoder.open', () => avifDecoder.open(file, { shrink: 1, region: null })],
+    ['readAvifDimensions', () => readDimensions('avif', file)],
+    ['verifyAvifContainer', () => verifiedAvif(file)],
+    ['stripAvif', () => stripped('avif', file)],
+    ['avifDecoder.open', () => openDecode(file, { shrink: 1, region: null })],
   ];
   for (const [name, run] of paths) {
     const started = performance.now();

@@ -16,10 +16,11 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { crop } from '../../src/image/stages/crop';
+
 import { processImage } from '../../src/image/pipeline';
 import { resize, targetSize } from '../../src/image/stages/resize';
 import type { RgbaImage } from '../../src/image/types';
+import { crop } from '../support/row-sources';
 
 const PHOTOS = path.resolve(import.meta.dirname, '../../../shared/corpus/photos');
 const MIN_PSNR = 38;

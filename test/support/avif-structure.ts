@@ -1,10 +1,10 @@
 /**
- * Reads back the item structure of an AVIF file for tests of the writer (src/image/avif): brands,
+ * Reads back the item structure of an AVIF file for tests of the writer (src/image/formats/avif): brands,
  * items with their types and hidden flags, references, property associations and the grid
  * descriptors. Written independently of the writer, straight from HEIF (ISO/IEC 23008-12) and
  * ISO/IEC 14496-12; it trusts its input and throws on anything unexpected.
  */
-import { findBox, isoBoxes, type IsoBox } from '../../src/image/formats/avif/header';
+import { findBox, isoBoxes, type IsoBox } from '../../src/image/formats/avif/boxes';
 
 export interface AvifItem {
   id: number;

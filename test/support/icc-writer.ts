@@ -140,7 +140,7 @@ export function v4Lab16([l, a, b]: readonly number[]): number[] {
 }
 
 /**
- * Reference maths for expected values, written out independently of src/image/color: XYZ D50 ->
+ * Reference maths for expected values, written out independently of src/image/stages/colour: XYZ D50 ->
  * linear sRGB is Bruce Lindbloom's Bradford-adapted matrix, the sRGB curve is IEC 61966-2-1's.
  */
 export const XYZ_D50_TO_LINEAR_SRGB_REFERENCE = [

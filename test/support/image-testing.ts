@@ -8,8 +8,9 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { AppError, type ErrorCode } from '../../src/errors';
 import { FORMATS } from '../../src/image/formats/index';
-import { collectFrame, frameSource } from '../../src/image/stages/rows';
+
 import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../../src/image/types';
+import { collectFrame, frameSource } from './row-sources';
 
 const cache = new Map<string, Promise<Uint8Array>>();
 
@@ -159,7 +160,7 @@ export function resultOrAppError<T>(fn: () => T, code: ErrorCode = 'UNSUPPORTED_
  * 4-component JPEG (before any colour conversion).
  */
 export async function decodeWith(format: ImageFormat, bytes: Uint8Array): Promise<DecodedImage> {
-  const source = await FORMATS[format].decoder.open(bytes, { shrink: 1, region: null });
+  const source = await FORMATS[format].read(bytes).decode({ shrink: 1, region: null });
   const model = source.model;
   const frame = await collectFrame(source);
   return model === 'cmyk' ? { colorModel: 'cmyk', ...frame } : frame;

@@ -1,14 +1,15 @@
 /**
  * What a file still carries that a metadata strip must remove: EXIF (beyond an orientation-only
- * block), XMP, ICC profiles, IPTC, comments and text chunks. Written independently of src/image/strip
+ * block), XMP, ICC profiles, IPTC, comments and text chunks. Written independently of the strippers in src/image/formats
  * (from the container specs) so the strip tests do not grade their own homework.
  */
-import { readAvifDimensions, findBox, isoBoxes } from '../../src/image/formats/avif/header';
+import { findBox, isoBoxes } from '../../src/image/formats/avif/boxes';
 import { jpegSegments } from '../../src/image/formats/jpeg/header';
 import { pngChunks } from '../../src/image/formats/png/header';
-import { webpChunks } from '../../src/image/formats/webp/header';
+import { webpChunks } from '../../src/image/formats/webp/riff';
 import { EXIF_HEADER, orientationOnlyExif } from '../../src/image/exif';
 import type { ImageFormat } from '../../src/image/types';
+import { readDimensions } from './formats';
 
 const latin1 = (bytes: Uint8Array) => new TextDecoder('latin1').decode(bytes);
 
@@ -68,7 +69,7 @@ function webpMetadata(bytes: Uint8Array): string[] {
 }
 
 function avifMetadata(bytes: Uint8Array): string[] {
-  readAvifDimensions(bytes);
+  readDimensions('avif', bytes);
   const found: string[] = [];
   const meta = findBox(bytes, { body: 0, end: bytes.length }, 'meta');
   if (!meta) return found;

@@ -1,12 +1,12 @@
 /**
  * Test-only PNG writer for every colour type, bit depth, filter and Adam7, written from the PNG
- * specification independently of src/image/png (which it tests), with the RGBA pixels a decoder
+ * specification independently of src/image/formats/png (which it tests), with the RGBA pixels a decoder
  * must give for the file (8 bits: high byte of 16-bit samples, sub-byte grey scaled to 0..255,
  * palette with tRNS alphas, tRNS keys transparent). Runs in workerd and in Node.
  */
 import { concat } from '../../src/image/bytes';
 import { pngChunk } from '../../src/image/formats/png/header';
-import { PNG_SIGNATURE } from '../../src/image/sniff';
+import { PNG_SIGNATURE } from '../../src/image/formats/png/header';
 
 export interface PngSpec {
   width: number;

@@ -4,15 +4,16 @@
  */
 import { expect } from 'vitest';
 import { AppError } from '../../src/errors';
-import { verifyPngChunks } from '../../src/image/formats/png/header';
+import { verifyPngChunks, readPngHeader } from '../../src/image/formats/png/header';
 import type { Region } from '../../src/image/operations';
 import { openPng } from '../../src/image/formats/png/decode';
 import type { RgbaImage } from '../../src/image/types';
 
 /** What the pipeline does with an upload: chunk checks, then the streaming decode, read to the end. */
 export async function decodePng(bytes: Uint8Array, region: Region | null = null, bandRows?: number): Promise<RgbaImage & { heldBytes: number }> {
-  verifyPngChunks(bytes);
-  const source = await openPng(bytes, { shrink: 1, region }, bandRows);
+  const header = readPngHeader(bytes);
+  verifyPngChunks(bytes, header);
+  const source = await openPng(bytes, header, { shrink: 1, region }, bandRows);
   const data = new Uint8Array(source.width * source.height * 4);
   let heldBytes = source.heldBytes();
   let expectedY = 0;

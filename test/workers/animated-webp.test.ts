@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { concat } from '../../src/image/bytes';
-import { readWebpDimensions, webpChunk, webpChunks } from '../../src/image/formats/webp/header';
+import { readWebpDimensions } from '../../src/image/formats/webp/header';
+import { webpChunk, webpChunks } from '../../src/image/formats/webp/riff';
 import type { RgbaImage } from '../../src/image/types';
 import { createTestUser, download, json, upload } from './helpers';
 import { decodeImage, encodeImage, gradient } from './images';

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { readColourProfile } from '../../src/image/stages/colour';
+import { colourProfileOf } from '../support/formats';
 import { processImage } from '../../src/image/pipeline';
-import { detectFormat } from '../../src/image/sniff';
+import { detectFormat } from '../../src/image/formats/index';
 import type { RgbaImage } from '../../src/image/types';
 import { HEIGHT, syntheticRgb, WIDTH } from '../fixtures/synthetic-picture';
 import { deltaE2000Stats, type DeltaEStats } from '../support/delta-e';
@@ -33,7 +33,7 @@ describe('images whose colour is described by CICP (AVIF nclx, PNG cICP)', () =>
     for (const file of files) {
       const input = await fixture(file);
       const format = detectFormat(input)!;
-      expect((await readColourProfile(format, input))?.kind, file).toBe('cicp');
+      expect((await colourProfileOf(format, input))?.kind, file).toBe('cicp');
       const result = await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, LIMITS);
       const managed = deltaE2000Stats(await decodeImage('png', result.bytes), truth);
       const unmanaged = deltaE2000Stats(await decodeImage(format, input), truth);
@@ -50,7 +50,7 @@ describe('images whose colour is described by CICP (AVIF nclx, PNG cICP)', () =>
       const format = detectFormat(input)!;
       const stripped = await processImage(input, { kind: 'remove-metadata', quality: 80 }, LIMITS);
       expect(stripped.format, file).toBe(format);
-      expect(await readColourProfile(format, stripped.bytes), file).toEqual(await readColourProfile(format, input));
+      expect(await colourProfileOf(format, stripped.bytes), file).toEqual(await colourProfileOf(format, input));
     }
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FORMATS } from '../../src/image/formats/index';
 import { decodeWith } from '../support/image-testing';
 import { processImage } from '../../src/image/pipeline';
-import { detectFormat } from '../../src/image/sniff';
+import { detectFormat } from '../../src/image/formats/index';
 import { isCmyk } from '../../src/image/types';
 import { deltaE2000, deltaE2000Stats, type DeltaEStats } from '../support/delta-e';
 import { fixture, fixtureList } from './helpers';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jpegSegments } from '../../src/image/formats/jpeg/header';
-import { webpChunks } from '../../src/image/formats/webp/header';
-import { detectFormat } from '../../src/image/sniff';
+import { webpChunks } from '../../src/image/formats/webp/riff';
+import { detectFormat } from '../../src/image/formats/index';
 import type { ImageFormat } from '../../src/image/types';
 import { corpus, createTestUser, download, json, upload, usedToday } from './helpers';
 import { decodeImage, encodeImage, gradient, psnr } from './images';

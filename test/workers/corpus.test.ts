@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { webpChunks } from '../../src/image/formats/webp/header';
+import { webpChunks } from '../../src/image/formats/webp/riff';
 import { applyOrientation } from '../../src/image/stages/orient';
 import { processImage } from '../../src/image/pipeline';
-import { detectFormat } from '../../src/image/sniff';
+import { detectFormat } from '../../src/image/formats/index';
 import type { RgbaImage } from '../../src/image/types';
 import { corpus, corpusList, fixture, fixtureList } from './helpers';
 import { referenceDecode } from './images';

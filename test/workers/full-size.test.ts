@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import { readDimensions } from '../../src/image/formats/index';
 import type { Operation } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
-import { detectFormat } from '../../src/image/sniff';
+import { detectFormat } from '../../src/image/formats/index';
 import { largeInput } from '../support/image-testing';
+import { readDimensions } from '../support/formats';
 
 /*
  * Real photos at full size with the default configuration: every operation succeeds, holds at

@@ -3,7 +3,7 @@ import { FORMATS } from '../../src/image/formats/index';
 import { decodeRgba, encodeWith } from '../support/image-testing';
 import { concat } from '../../src/image/bytes';
 import { pngChunk } from '../../src/image/formats/png/header';
-import { PNG_SIGNATURE } from '../../src/image/sniff';
+import { PNG_SIGNATURE } from '../../src/image/formats/png/header';
 import type { ImageFormat, RgbaImage } from '../../src/image/types';
 
 /** A small image with distinct, exactly known pixels: R = x, G = y, B = x ^ y, opaque. */

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import { crop } from '../../src/image/stages/crop';
+
 import { applyOrientation } from '../../src/image/stages/orient';
 import { processImage } from '../../src/image/pipeline';
 import type { Operation } from '../../src/image/operations';
 import type { ImageFormat } from '../../src/image/types';
 import { withOrientation } from '../support/exif-orientation';
 import { corpus, decodeJpeg, decodePng, expectAppError, largeInput, sameBytes } from '../support/image-testing';
+import { crop } from '../support/row-sources';
 
 /*
  * The memory guard against measurement: the bytes a run holds (input, stage buffers and codec

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readOrientation } from '../../src/image/exif';
 import { jpegSegments } from '../../src/image/formats/jpeg/header';
 import { pngChunks } from '../../src/image/formats/png/header';
 import { corpus, createTestUser, download, json, upload } from './helpers';
 import { decodeImage } from './images';
+import { readOrientation } from '../support/formats';
 
 async function strip(key: string, file: string, fields: Record<string, string> = {}) {
   const response = await upload('/api/v1/remove-metadata', key, await corpus(file), fields, file.split('/').pop());

@@ -3,7 +3,7 @@ import { AppError } from '../../src/errors';
 import { FORMATS } from '../../src/image/formats/index';
 import { decodeWith } from '../support/image-testing';
 import { processImage } from '../../src/image/pipeline';
-import { detectFormat } from '../../src/image/sniff';
+import { detectFormat } from '../../src/image/formats/index';
 import { metadataFound } from '../support/metadata-found';
 import { corpus, corpusList, fixture, fixtureList } from './helpers';
 

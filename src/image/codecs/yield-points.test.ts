@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { referenceJpegEncode } from '../../../test/support/image-testing';
-import { readBands } from '../../../test/support/row-sources';
-import { avifDecoder } from '../formats/avif/decode';
-import { frameSource } from '../stages/rows';
+import { frameSource, readBands } from '../../../test/support/row-sources';
+
 import { withRunContext } from '../run-context';
 import type { RgbaImage } from '../types';
-import { encodeWholeAvif } from '../formats/avif/whole-encode';
-import { jpegDecoder } from '../formats/jpeg/libjpeg';
+import { encodeWholeAvif } from '../../../test/support/avif-whole-encode';
 import { encodeWebp } from '../formats/webp/encode';
 import { WasmLedger } from './wasm-memory';
+import { openDecode } from '../../../test/support/formats';
 
 /*
  * Long calls inside the codecs (a WebP encode, the scans of a progressive JPEG, an AV1 frame) reach
@@ -49,7 +48,7 @@ describe('yield points inside codec calls', () => {
     const jpeg = await referenceJpegEncode(image, 80, true);
     // The whole image arrives as one band once the scans are read: every yield happened inside libjpeg.
     const yields = await yieldsDuring(async () => {
-      const source = await jpegDecoder.open(jpeg, { shrink: 1, region: null });
+      const source = await openDecode(jpeg, { shrink: 1, region: null });
       source.close();
     });
     expect(yields).toBeGreaterThanOrEqual(5);
@@ -58,7 +57,7 @@ describe('yield points inside codec calls', () => {
   // (A grid's tiles are decoded one call each, between the pipeline's bands, which yield themselves.)
   it('a single-image AVIF of 3 MP yields while dav1d decodes it', async () => {
     const avif = await encodeWholeAvif(image, 60);
-    const yields = await yieldsDuring(async () => void (await readBands(await avifDecoder.open(avif, { shrink: 1, region: null }))));
+    const yields = await yieldsDuring(async () => void (await readBands(await openDecode(avif, { shrink: 1, region: null }))));
     expect(yields).toBeGreaterThanOrEqual(2);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { crop, cropRows } from './crop';
-import { collectFrame, frameSource } from './rows';
+import { cropRows } from './crop';
 import type { RgbaImage } from '../types';
+import { collectFrame, crop, frameSource } from '../../../test/support/row-sources';
 
 /** Every pixel distinct and traceable: R = x, G = y, B = x ^ y, A = 255 - ((x + y) & 127). */
 function labelled(width: number, height: number): RgbaImage {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flattenRows } from './flatten';
-import { collectFrame, frameSource } from './rows';
+import { collectFrame, frameSource } from '../../../test/support/row-sources';
 
 const image = (...pixels: number[][]) => ({ data: new Uint8Array(pixels.flat()), width: pixels.length, height: 1 });
 

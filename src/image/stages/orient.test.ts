@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Orientation } from '../exif';
-import { crop } from './crop';
+
 import { applyOrientation, orientRows, storedRegion } from './orient';
-import { collectFrame, frameSource } from './rows';
 import type { RgbaImage } from '../types';
 import { sameBytes } from '../../../test/support/image-testing';
+import { collectFrame, crop, frameSource } from '../../../test/support/row-sources';
 
 /** A 3x2 image whose six pixels are told apart by their first byte: 'A'..'F'. */
 //   A B C

@@ -6,7 +6,7 @@ import type { RgbaImage } from '../types';
  * decoder hands out a few rows at a time, every stage (colour, crop, resize, flatten, orientation)
  * holds only the window of rows it needs, and the encoder takes bands as they come. No stage holds
  * a whole frame unless the output order needs one (orientation 3-8 for an encoder that writes top
- * to bottom). `frameSource` and `collectFrame` below turn a frame into bands and back (tests, references).
+ * to bottom).
  */
 
 /** A run of consecutive rows of 8-bit pixels, 4 bytes each (RGBA, or CMYK inks). */
@@ -57,17 +57,6 @@ export interface DecodeOptions {
   region: Region | null;
 }
 
-export interface RowDecoder {
-  /** Shrink factors the decoder applies while decoding (JPEG's DCT scaling: 1, 2, 4, 8); [1] for none. */
-  readonly shrinkFactors: readonly number[];
-  /**
-   * Opens a streaming decode of `input`, whose header the pipeline has already checked. Damage is
-   * AppError UNSUPPORTED_FORMAT (also when found while reading rows); running out of memory is
-   * CONVERSION_FAILED.
-   */
-  open(input: Uint8Array, options: DecodeOptions): Promise<RowSource>;
-}
-
 export interface EncodeOptions {
   /** 1..100; lossless encoders ignore it. */
   quality: number;
@@ -108,60 +97,4 @@ export function forward(source: RowSource): RowSource {
     heldBytes: () => source.heldBytes(),
     close: () => source.close(),
   };
-}
-
-const DEFAULT_BAND_ROWS = 16;
-
-/**
- * Serves a decoded frame as bands (for codecs that decode whole frames). The frame is held until
- * the source is closed or its last band has been read.
- */
-export function frameSource(
-  image: RgbaImage,
-  traits: { model?: RowSource['model']; alpha: boolean; grey?: boolean },
-  onClose: () => void = () => {},
-  bandRows = DEFAULT_BAND_ROWS,
-): RowSource {
-  const { width, height } = image;
-  let data: Uint8Array | null = image.data instanceof Uint8Array ? image.data : new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength);
-  let y = 0;
-  const close = () => {
-    if (data === null) return;
-    data = null;
-    onClose();
-  };
-  return {
-    width,
-    height,
-    model: traits.model ?? 'rgba',
-    alpha: traits.alpha,
-    grey: traits.grey ?? false,
-    async read() {
-      if (data === null || y >= height) {
-        close();
-        return null;
-      }
-      const rows = Math.min(bandRows, height - y);
-      // A copy, so a consumer changing the band in place never changes the frame behind it.
-      const band = { y, rows, data: data.slice(y * width * 4, (y + rows) * width * 4) };
-      y += rows;
-      return band;
-    },
-    heldBytes: () => (data === null ? 0 : data.byteLength),
-    close,
-  };
-}
-
-/** Reads a source to its end into one frame (for tests and references); closes it. */
-export async function collectFrame(source: RowSource): Promise<RgbaImage> {
-  const { width, height } = source;
-  const data = new Uint8Array(width * height * 4);
-  try {
-    for (let band = await source.read(); band; band = await source.read()) {
-      data.set(band.data.subarray(0, band.rows * width * 4), band.y * width * 4);
-    }
-  } finally {
-    source.close();
-  }
-  return { data, width, height };
 }

@@ -4,18 +4,19 @@
  * copied into the project) plus a few synthetic files built here for structures the corpus lacks
  * (animated WebP, AVIF with metadata items / idat / iref, AVIF sequence, small JPEG/PNG/WebP with
  * every kind of metadata and a non-1 orientation). Pure TypeScript: nothing here may import the
- * WASM codecs (src/image/formats.ts, codecs/**, pipeline.ts, test/support/image-testing.ts).
+ * WASM codecs (src/image/formats/, codecs/**, pipeline.ts, test/support/image-testing.ts).
  */
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import { concat } from '../../../src/image/bytes';
-import { embeddedProfile, MAX_INFLATED_PROFILE } from '../../../src/image/stages/colour/embedded-profile';
+import { MAX_INFLATED_PROFILE } from '../../../src/image/stages/colour/inflate-profile';
+import { readIccProfile } from '../../support/formats';
 import { orientationOnlyExif } from '../../../src/image/exif';
-import { isoBoxes } from '../../../src/image/formats/avif/header';
+import { isoBoxes } from '../../../src/image/formats/avif/boxes';
 import { pngChunk, pngChunks } from '../../../src/image/formats/png/header';
-import { webpChunk, webpChunks } from '../../../src/image/formats/webp/header';
+import { webpChunk, webpChunks } from '../../../src/image/formats/webp/riff';
 import { box, fullBox, text, u16, u32 } from '../../support/byte-builders';
 import type { ImageFormat } from '../../../src/image/types';
 import {
@@ -452,7 +453,7 @@ function syntheticProfiles(): Seed[] {
 }
 
 /**
- * ICC profiles: the ones embedded in the colour seed files (read with `embeddedProfile`, duplicates
+ * ICC profiles: the ones embedded in the colour seed files (read with `readIccProfile`, duplicates
  * dropped), small-cmyk.icc, and synthetic ones for the LUT types.
  */
 export const iccProfileSeeds = once(async (): Promise<Seed[]> => {
@@ -470,7 +471,7 @@ export const iccProfileSeeds = once(async (): Promise<Seed[]> => {
     seen.add(key);
   };
   for (const [format, seed] of containers) {
-    const profile = await embeddedProfile(format, seed.bytes);
+    const profile = await readIccProfile(format, seed.bytes);
     if (profile) add({ name: `${seed.name} profile`, bytes: profile.slice() });
   }
   add(smallCmykIcc());

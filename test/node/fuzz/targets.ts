@@ -11,28 +11,19 @@
  *   target('parseIccProfile', parseIccProfile, { seeds: iccProfileSeeds, random: ['icc'], neverThrows: true, check: ... })
  */
 import { AppError } from '../../../src/errors';
-import { jpegDecoder } from '../../../src/image/formats/jpeg/libjpeg';
-import { webpDecoder } from '../../../src/image/formats/webp/decode';
-import { pngDecoder } from '../../../src/image/formats/png/decode';
 import { cmykConversion, rgbConversion } from '../../../src/image/stages/colour/conversion';
-import { embeddedCicp, MAX_INFLATED_PROFILE } from '../../../src/image/stages/colour/embedded-profile';
 import { parseIccProfile } from '../../../src/image/stages/colour/icc';
-import { readIccProfile, toSrgb } from '../../../src/image/stages/colour/index';
+import { toSrgb } from '../../../src/image/stages/colour/index';
+import { MAX_INFLATED_PROFILE } from '../../../src/image/stages/colour/inflate-profile';
 import { asIcc } from '../../support/icc-writer';
-import { detectFormat } from '../../../src/image/sniff';
-import { readOrientation } from '../../../src/image/exif';
-import { readAvifDimensions, primaryItemProperties } from '../../../src/image/formats/avif/header';
-import { avifDecoder } from '../../../src/image/formats/avif/decode';
-import { verifyAvifContainer } from '../../../src/image/formats/avif/verify';
-import { collectFrame } from '../../../src/image/stages/rows';
-import { readJpegDimensions, verifyJpegStructure } from '../../../src/image/formats/jpeg/header';
-import { crc32, pngChunks, readPngDimensions, verifyPngChunks } from '../../../src/image/formats/png/header';
-import { readWebpDimensions, webpChunks } from '../../../src/image/formats/webp/header';
-import { stripAvif } from '../../../src/image/formats/avif/strip';
-import { stripJpeg } from '../../../src/image/formats/jpeg/strip';
-import { stripPng } from '../../../src/image/formats/png/strip';
-import { stripWebp } from '../../../src/image/formats/webp/strip';
-import { firstFrameAsStill, isAnimatedWebp } from '../../../src/image/formats/webp/first-frame';
+import { detectFormat, FORMATS as REGISTRY } from '../../../src/image/formats/index';
+import { parseAvifContainer } from '../../../src/image/formats/avif/container';
+import type { ImageHeader } from '../../../src/image/header';
+
+import { crc32, pngChunks } from '../../../src/image/formats/png/header';
+import { readWebpDimensions } from '../../../src/image/formats/webp/header';
+import { webpChunks } from '../../../src/image/formats/webp/riff';
+import { firstFrameAsStill, isAnimatedWebp } from '../../support/webp-reference';
 import type { ErrorCode } from '../../../src/errors';
 import type { CmykImage, Dimensions, ImageFormat, RgbaImage } from '../../../src/image/types';
 import type { Container } from './arbitraries';
@@ -40,6 +31,8 @@ import {
   allSeeds, animatedWebpSeeds, avifDecoderSeeds, avifSeeds, cicpContainerSeeds, cmykJpegSeeds, iccContainerSeeds, iccProfileSeeds, jpegSeeds, pngSeeds,
   webpSeeds, type Seed,
 } from './seeds';
+import { colourProfileOf, readDimensions, readIccProfile, readOrientation, stripped as strip, verifiedAvif } from '../../support/formats';
+import { collectFrame } from '../../support/row-sources';
 
 export interface FuzzTarget {
   /** Test name and regression file prefix. */
@@ -95,11 +88,30 @@ function dimensions(max: number) {
   };
 }
 
+/** Largest side each format's header can state. */
+const MAX_SIDE: Record<ImageFormat, number> = { jpeg: 0xffff, png: 0x7fffffff, webp: 1 << 24, avif: 0xffffffff };
+
+/** A header record: a size within the format's range, an orientation, colour descriptions and metadata views inside the input. */
+function header(format: ImageFormat) {
+  return (record: ImageHeader, input: Uint8Array) => {
+    invariant(record.format === format, `format ${record.format}`);
+    dimensions(MAX_SIDE[format])(record);
+    orientation(record.orientation);
+    for (const description of record.colour) {
+      invariant(['icc', 'icc-deflated', 'cicp'].includes(description.kind), `colour ${description.kind}`);
+      if (description.kind !== 'cicp') invariant(description.bytes.length <= input.length, 'an ICC profile longer than the file');
+    }
+    for (const blob of [record.exif, record.xmp]) {
+      if (blob) invariant(blob.buffer === input.buffer && blob.byteOffset >= input.byteOffset && blob.byteOffset + blob.length <= input.byteOffset + input.length, 'a metadata blob outside the file');
+    }
+  };
+}
+
 const readers: Record<ImageFormat, (bytes: Uint8Array) => Dimensions> = {
-  jpeg: readJpegDimensions,
-  png: readPngDimensions,
-  webp: readWebpDimensions,
-  avif: readAvifDimensions,
+  jpeg: (bytes) => readDimensions('jpeg', bytes),
+  png: (bytes) => readDimensions('png', bytes),
+  webp: (bytes) => readDimensions('webp', bytes),
+  avif: (bytes) => readDimensions('avif', bytes),
 };
 
 /** Runs `fn` on a stripper's output, where even an AppError means the output is broken. */
@@ -116,7 +128,7 @@ function onOutput<T>(what: string, fn: () => T): T {
  * A stripper's output: detected as the same format, read by that format's header reader with the
  * input's dimensions and orientation, and stripping it again changes nothing.
  */
-function stripped(format: ImageFormat, strip: (bytes: Uint8Array) => Uint8Array, keepsOrientation: (output: Uint8Array) => boolean = () => true) {
+function stripped(format: ImageFormat, keepsOrientation: (output: Uint8Array) => boolean = () => true) {
   return (output: Uint8Array, input: Uint8Array) => {
     invariant(output instanceof Uint8Array, 'output is not a Uint8Array');
     // The pipeline strips only what `detectFormat` recognised; a stripper itself checks less (no brands).
@@ -128,7 +140,7 @@ function stripped(format: ImageFormat, strip: (bytes: Uint8Array) => Uint8Array,
       const [was, is] = [readOrientation(format, input), readOrientation(format, output)];
       invariant(was === is, `orientation ${was} became ${is}`);
     }
-    const again = onOutput('stripping the output again', () => strip(output));
+    const again = onOutput('stripping the output again', () => strip(format, output));
     invariant(sameBytes(again, output), `stripping twice differs from stripping once (${output.length} -> ${again.length} bytes)`);
   };
 }
@@ -219,18 +231,21 @@ export const TARGETS: readonly FuzzTarget[] = [
     neverThrows: true,
     check: (format) => invariant(format === null || FORMATS.includes(format), `format ${format}`),
   }),
-  target('readJpegDimensions', readJpegDimensions, { seeds: jpegSeeds, random: ['jpeg'], check: dimensions(0xffff) }),
-  target('verifyJpegStructure', verifyJpegStructure, {
-    seeds: jpegSeeds,
-    random: ['jpeg'],
-    check: (result) => invariant(result === undefined, 'returned a value'),
-  }),
-  target('readPngDimensions', readPngDimensions, { seeds: pngSeeds, random: ['png'], check: dimensions(0x7fffffff) }),
-  target('verifyPngChunks', verifyPngChunks, {
-    seeds: pngSeeds,
-    random: ['png'],
-    check: (result) => invariant(result === undefined, 'returned a value'),
-  }),
+  // Each format's header reader: the one parse of its container.
+  ...FORMATS.map((format) =>
+    target(`readHeader-${format}`, (bytes) => REGISTRY[format].read(bytes).header, {
+      seeds: { jpeg: jpegSeeds, png: pngSeeds, webp: webpSeeds, avif: avifSeeds }[format],
+      random: [format],
+      check: header(format),
+    }),
+  ),
+  ...(['jpeg', 'png'] as const).map((format) =>
+    target(`verify-${format}`, (bytes) => REGISTRY[format].read(bytes).verify(), {
+      seeds: { jpeg: jpegSeeds, png: pngSeeds }[format],
+      random: [format],
+      check: (result) => invariant(result === undefined, 'returned a value'),
+    }),
+  ),
   target('readWebpDimensions', readWebpDimensions, {
     seeds: webpSeeds,
     random: ['webp'],
@@ -239,13 +254,12 @@ export const TARGETS: readonly FuzzTarget[] = [
       invariant(dims.width * dims.height <= 2 ** 32 - 1, `canvas ${dims.width}x${dims.height} over 2^32 - 1`);
     },
   }),
-  target('readAvifDimensions', readAvifDimensions, { seeds: avifSeeds, random: ['avif'], check: dimensions(0xffffffff) }),
-  target('verifyAvifContainer', verifyAvifContainer, {
+  target('verify-avif', verifiedAvif, {
     seeds: () => [...avifSeeds(), ...avifDecoderSeeds()],
     random: ['avif'],
-    check: (container: ReturnType<typeof verifyAvifContainer>, input) => {
+    check: (container: ReturnType<typeof verifiedAvif>, input) => {
       dimensions(0xffffffff)(container.size);
-      const header = readAvifDimensions(input);
+      const header = readDimensions('avif', input);
       invariant(header.width === container.size.width && header.height === container.size.height, 'readAvifDimensions disagrees');
       for (const layer of [container.color, container.alpha]) {
         if (!layer) continue;
@@ -257,24 +271,27 @@ export const TARGETS: readonly FuzzTarget[] = [
     },
   }),
   // dav1d in WebAssembly on mutated small files: a frame of exactly the verified size, or damage.
-  target('avifDecoder', async (bytes) => collectFrame(await avifDecoder.open(bytes, { shrink: 1, region: null })), {
+  target('avifDecoder', async (bytes) => {
+    // As the pipeline does: the header (the one parse), the container checks, then the decode.
+    const file = REGISTRY.avif.read(bytes);
+    file.verify();
+    return collectFrame(await file.decode({ shrink: 1, region: null }));
+  }, {
     async: true,
     seeds: avifDecoderSeeds,
     random: ['avif'],
     runShare: 0.1,
     check: (frame: Awaited<ReturnType<typeof collectFrame>>, input) => {
-      const { size } = verifyAvifContainer(input);
+      const { size } = verifiedAvif(input);
       invariant(frame.width === size.width && frame.height === size.height, `decoded ${frame.width}x${frame.height}, verified ${size.width}x${size.height}`);
       invariant(frame.data.length === size.width * size.height * 4, 'frame length');
     },
   }),
-  target('primaryItemProperties', primaryItemProperties, {
+  target('parseAvifContainer', parseAvifContainer, {
     seeds: avifSeeds,
     random: ['avif'],
-    check: (boxes: ReturnType<typeof primaryItemProperties>, input) => {
-      if (boxes === null) return;
-      invariant(Array.isArray(boxes), 'not an array or null');
-      for (const b of boxes) {
+    check: (container: ReturnType<typeof parseAvifContainer>, input) => {
+      for (const b of [...container.top, ...container.properties.map((link) => link.box)]) {
         invariant(typeof b.type === 'string' && b.type.length === 4, `box type ${JSON.stringify(b.type)}`);
         invariant(0 <= b.start && b.start + 8 <= b.body && b.body <= b.end && b.end <= input.length, `box ${b.type} ${b.start}/${b.body}/${b.end} outside ${input.length} bytes`);
       }
@@ -288,20 +305,20 @@ export const TARGETS: readonly FuzzTarget[] = [
       check: orientation,
     }),
   ),
-  target('stripJpeg', stripJpeg, { seeds: jpegSeeds, random: ['jpeg'], check: stripped('jpeg', stripJpeg) }),
-  target('stripPng', stripPng, { seeds: pngSeeds, random: ['png'], check: stripped('png', stripPng) }),
-  target('stripWebp', stripWebp, {
+  target('stripJpeg', (bytes) => strip('jpeg', bytes), { seeds: jpegSeeds, random: ['jpeg'], check: stripped('jpeg') }),
+  target('stripPng', (bytes) => strip('png', bytes), { seeds: pngSeeds, random: ['png'], check: stripped('png') }),
+  target('stripWebp', (bytes) => strip('webp', bytes), {
     seeds: webpSeeds,
     random: ['webp'],
     // Documented: the orientation is kept only in an extended (VP8X) file.
-    check: stripped('webp', stripWebp, (output) => [...webpChunks(output)].some((c) => c.type === 'VP8X')),
+    check: stripped('webp', (output) => [...webpChunks(output)].some((c) => c.type === 'VP8X')),
   }),
-  target('stripAvif', stripAvif, {
+  target('stripAvif', (bytes) => strip('avif', bytes), {
     seeds: avifSeeds,
     random: ['avif'],
     check: (output: Uint8Array, input: Uint8Array) => {
       invariant(output.length <= 2 * input.length, `output ${output.length} bytes for ${input.length} input bytes`);
-      stripped('avif', stripAvif)(output, input);
+      stripped('avif')(output, input);
     },
   }),
   target('isAnimatedWebp', isAnimatedWebp, {
@@ -337,12 +354,14 @@ export const TARGETS: readonly FuzzTarget[] = [
     }),
   ),
   ...(['png', 'avif'] as const).map((format) =>
-    target(`embeddedCicp-${format}`, (bytes) => embeddedCicp(format, bytes), {
+    target(`colourProfile-${format}`, (bytes) => colourProfileOf(format, bytes), {
+      async: true,
       seeds: cicpContainerSeeds[format],
       random: [format],
       neverThrows: true,
-      check: (cicp: { primaries: number; transfer: number } | null) => {
-        if (cicp === null) return;
+      check: (profile: Awaited<ReturnType<typeof colourProfileOf>>) => {
+        if (profile?.kind !== 'cicp') return;
+        const cicp = profile;
         const { primaries, transfer } = cicp;
         invariant(Number.isInteger(primaries) && primaries >= 0 && primaries <= 0xffff, `primaries ${primaries}`);
         invariant(Number.isInteger(transfer) && transfer >= 0 && transfer <= 0xffff, `transfer ${transfer}`);
@@ -402,9 +421,9 @@ export const TARGETS: readonly FuzzTarget[] = [
     'jpegDecoder',
     async (bytes) => {
       // The pipeline reads the header and applies its pixel limit before decoding.
-      const { width, height } = readJpegDimensions(bytes);
+      const { width, height } = readDimensions('jpeg', bytes);
       if (width * height > MAX_DECODE_PIXELS) throw new AppError('FILE_TOO_LARGE', `${width}x${height}`);
-      const source = await jpegDecoder.open(bytes, { shrink: 1, region: null });
+      const source = await REGISTRY.jpeg.read(bytes).decode({ shrink: 1, region: null });
       return { model: source.model, frame: await collectFrame(source), header: { width, height } };
     },
     {
@@ -423,17 +442,18 @@ export const TARGETS: readonly FuzzTarget[] = [
   // pipeline makes first: a frame of exactly the header's size, or damage. A mutated PNG gets its
   // CRCs fixed first, as a hostile file would have them, so that its contents reach the decoder.
   ...([
-    ['pngDecoder', 'png', readPngDimensions, verifyPngChunks, pngDecoder, pngSeeds],
-    ['webpDecoder', 'webp', readWebpDimensions, null, webpDecoder, webpSeeds],
-  ] as const).map(([name, format, readDimensions, verify, decoder, seeds]) =>
+    ['pngDecoder', 'png', pngSeeds],
+    ['webpDecoder', 'webp', webpSeeds],
+  ] as const).map(([name, format, seeds]) =>
     target(
       name,
       async (bytes) => {
         const input = format === 'png' ? withValidCrcs(bytes) : bytes;
-        const header = readDimensions(input);
+        const file = REGISTRY[format].read(input);
+        const header = { width: file.header.width, height: file.header.height };
         if (header.width * header.height > MAX_DECODE_PIXELS) throw new AppError('FILE_TOO_LARGE', `${header.width}x${header.height}`);
-        verify?.(input);
-        return { frame: await collectFrame(await decoder.open(input, { shrink: 1, region: null })), header };
+        file.verify();
+        return { frame: await collectFrame(await file.decode({ shrink: 1, region: null })), header };
       },
       {
         async: true,

@@ -1,6 +1,45 @@
-import { damaged, fourCC } from '../../bytes';
-import { isoBoxes, type IsoBox } from './header';
+import { damaged, fourCC, u32be } from '../../bytes';
 import { AVIF_LIMITS, tooMany } from './limits';
+
+export interface IsoBox {
+  type: string;
+  /** Offset of the box header. */
+  start: number;
+  /** Offset of the box body (after size, type and any 64-bit size). */
+  body: number;
+  /** Offset just after the box. */
+  end: number;
+}
+
+/**
+ * Walks the boxes in bytes [from, to). A box that claims more than the space left throws `damaged`
+ * when the walk reaches it; size 0 means "to the end", size 1 a 64-bit size.
+ */
+export function* isoBoxes(bytes: Uint8Array, from: number, to: number): Generator<IsoBox> {
+  let at = from;
+  while (at < to) {
+    if (to - at < 8) throw damaged(`avif: ${to - at} stray bytes at ${at}`);
+    let size = u32be(bytes, at);
+    const type = fourCC(bytes, at + 4);
+    let body = at + 8;
+    if (size === 1) {
+      if (to - at < 16) throw damaged('avif: short 64-bit box size');
+      size = u32be(bytes, at + 8) * 2 ** 32 + u32be(bytes, at + 12);
+      body = at + 16;
+    } else if (size === 0) {
+      size = to - at;
+    }
+    if (size < body - at || size > to - at) throw damaged(`avif: box ${JSON.stringify(type)} size ${size}`);
+    yield { type, start: at, body, end: at + size };
+    at += size;
+  }
+}
+
+/** The first child box of `type` inside `parent` (skipping `skip` bytes of full-box header), or null. */
+export function findBox(bytes: Uint8Array, parent: { body: number; end: number }, type: string, skip = 0): IsoBox | null {
+  for (const box of isoBoxes(bytes, parent.body + skip, parent.end)) if (box.type === type) return box;
+  return null;
+}
 
 /**
  * The child boxes of `parent` (after `skip` bytes of full-box header), refused once there are more

@@ -3,9 +3,8 @@ import { AppError } from '../../../errors';
 import { alphaAuxC, av01Item, av1ItemOf, buildAvif, clap, gridData, ispe, nclx, pixi, type Av1Item, type ItemSpec } from '../../../../test/support/avif-builder';
 import { box, fullBox, text } from '../../../../test/support/byte-builders';
 import { AVIFS, corpus, expectAppError, fixture, fixtureList } from '../../../../test/support/image-testing';
-import { readAvifDimensions } from './header';
 import { parseAvifContainer } from './container';
-import { verifyAvifContainer } from './verify';
+import { readDimensions, verifiedAvif } from '../../../../test/support/formats';
 
 const FOX = 'avif/fox.profile0.8bpc.yuv420.avif';
 const fox = async (): Promise<Av1Item> => av1ItemOf(await corpus(FOX));
@@ -26,7 +25,7 @@ function detailOf(run: () => unknown): string {
 
 describe('the AVIF container as the decoder reads it', () => {
   it('reads the size of every corpus AVIF and fixture: the primary item, a grid\'s output, a clean aperture', async () => {
-    for (const [path, [width, height]] of Object.entries(AVIFS)) expect(readAvifDimensions(await corpus(path)), path).toEqual({ width, height });
+    for (const [path, [width, height]] of Object.entries(AVIFS)) expect(readDimensions('avif', await corpus(path)), path).toEqual({ width, height });
     const expected: Record<string, [number, number]> = {
       'avif/clap-8bit-420.avif': [150, 100],
       'animated/red-then-blue.avif': [32, 24],
@@ -35,7 +34,7 @@ describe('the AVIF container as the decoder reads it', () => {
     for (const folder of ['avif', 'alpha', 'animated', 'cicp', 'colour']) {
       for (const path of (await fixtureList(folder)).filter((name) => name.endsWith('.avif'))) {
         const [width, height] = expected[path] ?? (folder === 'avif' ? [192, 128] : [96, 64]);
-        expect(readAvifDimensions(await fixture(path)), path).toEqual({ width, height });
+        expect(readDimensions('avif', await fixture(path)), path).toEqual({ width, height });
       }
     }
   });
@@ -139,9 +138,9 @@ describe('the AVIF container as the decoder reads it', () => {
     const tile = await fox();
     const lying = buildAvif({ primary: 1, items: [{ ...av01Item(1, tile), properties: [ispe(1204, 640), tile.av1C] }] });
     expect(parseAvifContainer(lying).size, 'the container alone cannot tell').toEqual({ width: 1204, height: 640 });
-    expect(detailOf(() => verifyAvifContainer(lying))).toMatch(/AV1 max frame 1204x800 is larger than its ispe 1204x640/);
+    expect(detailOf(() => verifiedAvif(lying))).toMatch(/AV1 max frame 1204x800 is larger than its ispe 1204x640/);
     const noHeader = buildAvif({ primary: 1, items: [{ ...av01Item(1, tile), data: new Uint8Array([0x12, 0x00]) }] });
-    expect(detailOf(() => verifyAvifContainer(noHeader))).toMatch(/has no AV1 sequence header/);
+    expect(detailOf(() => verifiedAvif(noHeader))).toMatch(/has no AV1 sequence header/);
   });
 
   it('only ever returns a container or throws AppError for truncated files', async () => {
@@ -149,7 +148,7 @@ describe('the AVIF container as the decoder reads it', () => {
       const bytes = await corpus(path);
       for (let length = 0; length < Math.min(bytes.length, 1200); length += 7) {
         try {
-          verifyAvifContainer(bytes.subarray(0, length));
+          verifiedAvif(bytes.subarray(0, length));
         } catch (error) {
           expect(error, `${path} cut at ${length}`).toBeInstanceOf(AppError);
         }

@@ -1,8 +1,8 @@
+import type { AppError } from '../../../errors';
 import { damaged } from '../../bytes';
-import type { IsoBox } from './header';
 import type { Region } from '../../operations';
 import type { Dimensions } from '../../types';
-import { childBoxes, FieldReader, singleChild } from './boxes';
+import { childBoxes, FieldReader, singleChild, type IsoBox } from './boxes';
 import { cleanApertureCrop } from './clean-aperture';
 import { AVIF_LIMITS, tooMany, unsupportedAvif } from './limits';
 import { itemRanges, readMeta, type MetaIndex, type MetaItem } from './meta';
@@ -11,7 +11,7 @@ import {
   type Av1Config, type Nclx, type PropertyLink,
 } from './properties';
 import type { SequenceHeader } from './sequence-header';
-import { readTracks, type TrackFrame } from './tracks';
+import { readSampleChunks, readTracks, type SampleChunk, type TrackFrame } from './tracks';
 
 export interface ByteRange {
   start: number;
@@ -30,6 +30,9 @@ export interface Av1Image {
   /** declared by its ispe, or by the track's sample entry. */
   sizeFrom: 'ispe' | 'sample entry';
   config: Av1Config;
+  /** The AV1 sequence headers at the head of its data and in its av1C (null: none there), read with the header (verify.ts). */
+  sequence?: SequenceHeader | null;
+  configSequence?: SequenceHeader | null;
 }
 
 export interface GridLayout {
@@ -48,8 +51,6 @@ export interface AvifLayer {
   tiles: Av1Image[];
   /** The first tile's av1C (a hint: the decoder takes the format from the AV1 stream). */
   config: Av1Config;
-  /** The first tile's AV1 sequence header, once verifyAvifContainer has read it (null: not found in its head). */
-  sequence?: SequenceHeader | null;
 }
 
 /** What decoding an AVIF file takes, read from its container alone. */
@@ -66,6 +67,13 @@ export interface AvifContainer {
   size: Dimensions;
   /** Where the image came from: the primary item, or the first frame of a sequence without one. */
   source: 'item' | 'track';
+  /** The properties of the image shown: the primary item's, or the colour track's sample entry boxes. */
+  properties: PropertyLink[];
+  /** The file's boxes as the lossless strip rewrites them. */
+  top: IsoBox[];
+  meta: MetaIndex | null;
+  /** An image sequence's `moov` and its tracks' chunks (or why they cannot be followed). */
+  moov: { box: IsoBox; chunks: SampleChunk[] | AppError } | null;
 }
 
 /**
@@ -77,17 +85,27 @@ export interface AvifContainer {
  * writes the first frame as the primary item); a sequence without one from its first av01 track.
  */
 export function parseAvifContainer(bytes: Uint8Array): AvifContainer {
+  return avifContainer.parse(bytes);
+}
+
+/** The parser as an object's method, so that a test can count its use (one parse per upload). */
+export const avifContainer = { parse: parse };
+
+function parse(bytes: Uint8Array): AvifContainer {
   const top = childBoxes(bytes, { body: 0, end: bytes.length });
   if (top[0]?.type !== 'ftyp') throw damaged('avif: no leading ftyp');
   const meta = singleChild(top, 'meta');
   const moov = singleChild(top, 'moov');
   const index = meta ? readMeta(bytes, meta) : null;
-  if (index && index.primaryId !== null) return fromPrimaryItem(bytes, index, index.primaryId);
-  if (moov) return fromTracks(bytes, moov);
+  const structure = { top, meta: index, moov: moov && { box: moov, chunks: readSampleChunks(bytes, moov) } };
+  if (index && index.primaryId !== null) return { ...fromPrimaryItem(bytes, index, index.primaryId), ...structure };
+  if (moov) return { ...fromTracks(bytes, moov), ...structure };
   throw damaged('avif: no primary item and no image sequence');
 }
 
-function fromPrimaryItem(bytes: Uint8Array, index: MetaIndex, primaryId: number): AvifContainer {
+type ShownImage = Omit<AvifContainer, 'top' | 'meta' | 'moov'>;
+
+function fromPrimaryItem(bytes: Uint8Array, index: MetaIndex, primaryId: number): ShownImage {
   const primary = index.items.get(primaryId);
   if (!primary) throw damaged(`avif: primary item ${primaryId} is not declared`);
   const color = readLayer(bytes, index, primary);
@@ -183,7 +201,7 @@ function checkAlphaSize(color: AvifLayer, alpha: AvifLayer): void {
   }
 }
 
-function fromTracks(bytes: Uint8Array, moov: IsoBox): AvifContainer {
+function fromTracks(bytes: Uint8Array, moov: IsoBox): ShownImage {
   const tracks = readTracks(bytes, moov);
   const colorTrack = tracks.find((track) => track.auxiliaryFor.length === 0);
   if (!colorTrack) throw damaged('avif: image sequence without an av01 colour track');
@@ -210,7 +228,7 @@ function trackLayer(bytes: Uint8Array, track: TrackFrame): AvifLayer {
   return { size: track.size, grid: null, tiles: [image], config };
 }
 
-function finish(bytes: Uint8Array, color: AvifLayer, alpha: AvifLayer | null, premultiplied: boolean, properties: PropertyLink[], source: AvifContainer['source']): AvifContainer {
+function finish(bytes: Uint8Array, color: AvifLayer, alpha: AvifLayer | null, premultiplied: boolean, properties: PropertyLink[], source: AvifContainer['source']): ShownImage {
   let data = 0;
   for (const layer of [color, alpha]) for (const image of layer?.tiles ?? []) data += image.byteLength;
   const limit = AVIF_LIMITS.dataPerFileByte * bytes.length;
@@ -225,6 +243,7 @@ function finish(bytes: Uint8Array, color: AvifLayer, alpha: AvifLayer | null, pr
     crop,
     size: crop ? { width: crop.width, height: crop.height } : color.size,
     source,
+    properties,
   };
 }
 

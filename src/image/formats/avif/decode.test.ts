@@ -9,23 +9,27 @@ import { HEIGHT, syntheticRgb, WIDTH } from '../../../../test/fixtures/synthetic
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
 import { readColourProfile, toSrgb } from '../../stages/colour';
 import type { Region } from '../../operations';
-import { collectFrame, type RowSource } from '../../stages/rows';
+import { type RowSource } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
-import { avifDecoder, createAvifDecoder } from './decode';
 import { avifDecodeMemory } from './memory';
-import { verifyAvifContainer } from './verify';
+import { openDecode, verifiedAvif } from '../../../../test/support/formats';
+import { openAvif } from './decode';
+import { readAvifHeader } from './header';
+import { verifyAv1Sizes } from './verify';
+import { collectFrame } from '../../../../test/support/row-sources';
 
 const FOX = 'avif/fox.profile0.8bpc.yuv420.avif';
 const FOX_ODD = 'avif/fox.profile0.8bpc.yuv420.odd-width.odd-height.avif';
 
 async function decode(input: Uint8Array, region: Region | null = null, bandRows?: number): Promise<RgbaImage> {
-  const decoder = bandRows === undefined ? avifDecoder : createAvifDecoder({ bandRows });
-  return collectFrame(await decoder.open(input, { shrink: 1, region }));
+  const header = readAvifHeader(input);
+  verifyAv1Sizes(header); // the container checks the pipeline makes before decoding
+  return collectFrame(await openAvif(input, header, { shrink: 1, region }, { bandRows }));
 }
 
 /** What a viewer shows: our decode through the pipeline's colour stage (ICC or nclx to sRGB). */
 async function decodeToSrgb(input: Uint8Array): Promise<RgbaImage> {
-  return toSrgb(await decode(input), await readColourProfile('avif', input));
+  return toSrgb(await decode(input), await readColourProfile(readAvifHeader(input).colour));
 }
 
 function crop(image: RgbaImage, { x, y, width, height }: Region): RgbaImage {
@@ -195,9 +199,9 @@ describe('the AVIF band decoder', () => {
     const tile = av1ItemOf(await corpus(FOX));
     const { file } = gridOf(tile, 4, 4); // 4816 x 3200, 15 MP in 1 MP tiles
     const before = liveCodecMemoryBytes();
-    const source = await avifDecoder.open(file, { shrink: 1, region: null });
+    const source = await openDecode(file, { shrink: 1, region: null });
     const peak = await drain(source);
-    const planned = avifDecodeMemory(verifyAvifContainer(file), source.width, 16);
+    const planned = avifDecodeMemory(verifiedAvif(file), source.width, 16);
     expect(peak.wasm - before).toBeLessThanOrEqual(planned.wasmBytes);
     expect(peak.wasm - before, 'about one row of four 1 MP tiles, not 15 MP').toBeLessThan(16 * 2 ** 20);
     expect(liveCodecMemoryBytes()).toBe(before);
@@ -213,9 +217,9 @@ describe('the AVIF band decoder', () => {
     const report: string[] = [];
     for (const [name, input] of files) {
       const before = liveCodecMemoryBytes();
-      const source = await avifDecoder.open(input, { shrink: 1, region: null });
+      const source = await openDecode(input, { shrink: 1, region: null });
       const peak = await drain(source);
-      const planned = avifDecodeMemory(verifyAvifContainer(input), source.width, 16);
+      const planned = avifDecodeMemory(verifiedAvif(input), source.width, 16);
       const pixels = source.width * source.height;
       report.push(`${name}: ${((peak.wasm - before) / 2 ** 20).toFixed(1)} of ${(planned.wasmBytes / 2 ** 20).toFixed(1)} MiB (${((peak.wasm - before) / pixels).toFixed(2)} B/px)`);
       expect(peak.wasm - before, name).toBeLessThanOrEqual(planned.wasmBytes);
@@ -226,7 +230,7 @@ describe('the AVIF band decoder', () => {
 
   it('reports alpha and grey as the file has them', async () => {
     const flags = async (input: Uint8Array) => {
-      const source = await avifDecoder.open(input, { shrink: 1, region: null });
+      const source = await openDecode(input, { shrink: 1, region: null });
       source.close();
       return [source.alpha, source.grey];
     };
@@ -251,7 +255,7 @@ describe('the AVIF band decoder', () => {
       }
     };
     for (const length of [100, 400, 1000, 5000, 40_000, input.length - 1]) await attempt(input.subarray(0, length), `cut at ${length}`);
-    const { color } = verifyAvifContainer(input);
+    const { color } = verifiedAvif(input);
     const data = color.tiles[0].ranges[0];
     let seed = 1;
     for (let run = 0; run < 40; run++) {

@@ -1,9 +1,9 @@
 import type { Region } from '../../operations';
-import type { Band, DecodeOptions, RowDecoder, RowSource } from '../../stages/rows';
+import type { Band, DecodeOptions, RowSource } from '../../stages/rows';
 import type { AvifContainer } from './container';
 import { Dav1dCodec, LAYOUT_I400, type Samples } from './dav1d';
+import type { AvifHeader } from './header';
 import { openLayerRows, type LayerRows } from './layer-rows';
-import { verifyAvifContainer } from './verify';
 import { AlphaTable, YuvToRgb, type ChromaUpsampling, type RowSamples } from './yuv-to-rgb';
 
 export interface AvifDecoderOptions {
@@ -16,35 +16,26 @@ export interface AvifDecoderOptions {
 export const AVIF_BAND_ROWS = 16;
 
 /**
- * AVIF decoding into bands: the container parsed in TypeScript (verifyAvifContainer), AV1 frames
- * decoded by dav1d in WebAssembly (one fresh instance per file), YUV converted to RGBA a band at a
- * time as libavif converts (yuv-to-rgb.ts). Rows are in stored orientation (irot/imir are the
- * pipeline's EXIF orientation), cropped to the clean aperture (`clap`) and then to `region`.
- * Colour profiles (ICC or nclx primaries and transfer) are left to the pipeline's colour stage.
+ * AVIF decoding into bands: the container as the header parsed it, AV1 frames decoded by dav1d in
+ * WebAssembly (one fresh instance per file), YUV converted to RGBA a band at a time as libavif
+ * converts (yuv-to-rgb.ts). Rows are in stored orientation (irot/imir are the pipeline's EXIF
+ * orientation), cropped to the clean aperture (`clap`) and then to `region`. Colour profiles (ICC
+ * or nclx primaries and transfer) are left to the pipeline's colour stage.
  */
-export function createAvifDecoder(options: AvifDecoderOptions = {}): RowDecoder {
-  const bandRows = options.bandRows ?? AVIF_BAND_ROWS;
-  return {
-    shrinkFactors: [1],
-    async open(input: Uint8Array, { region }: DecodeOptions): Promise<RowSource> {
-      const container = verifyAvifContainer(input);
-      const shown = region ?? { x: 0, y: 0, ...container.size };
-      checkRegion(shown, container);
-      const coded = { ...shown, x: shown.x + (container.crop?.x ?? 0), y: shown.y + (container.crop?.y ?? 0) };
-      const codec = await Dav1dCodec.open(largestImagePixels(container));
-      try {
-        const color = await openLayerRows(codec, input, container.color, 'image', coded.y);
-        const alpha = container.alpha && (await openLayerRows(codec, input, container.alpha, 'alpha image', coded.y));
-        return new AvifRows(container, coded, codec, bandRows, options.upsampling ?? 'bilinear', color, alpha);
-      } catch (error) {
-        codec.close();
-        throw error;
-      }
-    },
-  };
+export async function openAvif(input: Uint8Array, { container }: AvifHeader, { region }: DecodeOptions, options: AvifDecoderOptions = {}): Promise<RowSource> {
+  const shown = region ?? { x: 0, y: 0, ...container.size };
+  checkRegion(shown, container);
+  const coded = { ...shown, x: shown.x + (container.crop?.x ?? 0), y: shown.y + (container.crop?.y ?? 0) };
+  const codec = await Dav1dCodec.open(largestImagePixels(container));
+  try {
+    const color = await openLayerRows(codec, input, container.color, 'image', coded.y);
+    const alpha = container.alpha && (await openLayerRows(codec, input, container.alpha, 'alpha image', coded.y));
+    return new AvifRows(container, coded, codec, options.bandRows ?? AVIF_BAND_ROWS, options.upsampling ?? 'bilinear', color, alpha);
+  } catch (error) {
+    codec.close();
+    throw error;
+  }
 }
-
-export const avifDecoder: RowDecoder = createAvifDecoder();
 
 /** dav1d's frame size limit: the largest image the file declares (a grid's tile, not the grid). */
 function largestImagePixels(container: AvifContainer): number {

@@ -5,14 +5,15 @@ import { corpus, decodeJpeg, sameBytes } from '../../../../test/support/image-te
 import { ssimInsideAndOutside } from '../../../../test/support/ssim';
 import { psnr, referenceDecode } from '../../../../test/workers/images';
 import { AppError } from '../../../errors';
-import { encodeWholeAvif } from './whole-encode';
+import { encodeWholeAvif } from '../../../../test/support/avif-whole-encode';
 import { takeCodecMemoryBytes } from '../../codecs/wasm-memory';
-import { readAvifDimensions } from './header';
-import { frameSource, type RowSource } from '../../stages/rows';
+import { type RowSource } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
 import { avifEncoder, avifEncoderWith } from './encode';
-import { avifEncodedBytes, avifEncoderBufferBytes, avifEncoderWasmBytes } from './encode-memory';
+import { avifEncodedBytes, avifEncoderBufferBytes, avifEncoderWasmBytes } from './memory';
 import { primaryAv1 } from './encode-tile';
+import { readDimensions } from '../../../../test/support/formats';
+import { frameSource } from '../../../../test/support/row-sources';
 
 const Q80 = { quality: 80, orientation: 1 };
 const MiB = 2 ** 20;
@@ -49,7 +50,7 @@ describe('AVIF grid encoder, the 12 MP photo at q80', () => {
     expect(grid.type).toBe('grid');
     expect(readImageGrid(grid.data)).toEqual({ rows: 6, columns: 8, outputWidth: 4000, outputHeight: 3000 });
     expect(ispeOf(file.items.get(2)!)).toEqual({ width: 504, height: 504 });
-    expect(readAvifDimensions(avif)).toEqual({ width: 4000, height: 3000 });
+    expect(readDimensions('avif', avif)).toEqual({ width: 4000, height: 3000 });
   });
 
   it('decodes with the reference decoder to the source within 39 dB PSNR (measured 39.8)', async () => {
@@ -107,7 +108,7 @@ describe('AVIF grid encoder', () => {
     expect([0, 4, 8, 12, 16, 20, 24, 28].map((at) => clap.getInt32(at))).toEqual([301, 1, 203, 1, -1, 2, -1, 2]);
     expect(grid.properties.find((p) => p.type === 'clap')!.essential).toBe(true);
     // The header parser applies clap, as the decoder does: the image is 301 x 203.
-    expect(readAvifDimensions(avif)).toEqual({ width: 301, height: 203 });
+    expect(readDimensions('avif', avif)).toEqual({ width: 301, height: 203 });
 
     const decoded = await referenceDecode(avif);
     expect([decoded.width, decoded.height]).toEqual([301, 203]);
@@ -196,7 +197,7 @@ describe('AVIF grid encoder', () => {
     expect(new TextDecoder().decode(property(alphaGrid, 'auxC')!.subarray(4))).toBe('urn:mpeg:mpegB:cicp:systems:auxiliary:alpha\0');
     expect(readImageGrid(alphaGrid.data)).toEqual(readImageGrid(grid.data));
     // The header check also finds every tile's AV1 sequence header and checks it against the tile's ispe.
-    expect(readAvifDimensions(avif)).toEqual({ width: 320, height: 200 });
+    expect(readDimensions('avif', avif)).toEqual({ width: 320, height: 200 });
   });
 
   it("passes a source's own error through unchanged and closes the source", async () => {

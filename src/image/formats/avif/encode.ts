@@ -1,8 +1,7 @@
 import { AppError } from '../../../errors';
-import { avifSpeedFor } from './whole-encode';
 import type { RowEncoder, RowSource } from '../../stages/rows';
 import { AVIF_MAX_TILE_SIDE, planAvifLayout, type AvifLayout } from './encode-layout';
-import { openTileEncoder, type EncodedAv1, type TileEncoder } from './encode-tile';
+import { avifSpeedFor, openTileEncoder, type EncodedAv1, type TileEncoder } from './encode-tile';
 import { writeAvif, type Av1Items } from './grid-writer';
 
 /**
@@ -12,7 +11,7 @@ import { writeAvif, type Av1Items } from './grid-writer';
  * larger than one tile is one `av01` item, the same AV1 data today's whole-image encode gives.
  *
  * Quality maps to libavif's quantizer as for a whole image; libaom's speed follows the whole
- * result's pixel count (codecs/avif.ts), so a tiled result takes about what one encode of it would.
+ * result's pixel count (encode-tile.ts), so a tiled result takes about what one encode of it would.
  */
 export const avifEncoder: RowEncoder = avifEncoderWith({});
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { box, fullBox, text, u16, u32 } from '../../../../test/support/byte-builders';
 import { AppError } from '../../../errors';
-import { readAvifDimensions } from './header';
+import { readDimensions } from '../../../../test/support/formats';
 
 /**
  * Small AVIF files built to make the header check itself expensive (found in review): the check
@@ -26,7 +26,7 @@ const ipma = (entries: [number, number[]][]) =>
 function expectQuickOutcome(file: Uint8Array): void {
   const started = performance.now();
   try {
-    readAvifDimensions(file);
+    readDimensions('avif', file);
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
   }

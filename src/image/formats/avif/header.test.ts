@@ -2,10 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { box, fullBox, text, u16, u32 } from '../../../../test/support/byte-builders';
 import { AVIFS, corpus, expectAppError, mutated, prefixLengths, resultOrAppError } from '../../../../test/support/image-testing';
-import { avifDecoder } from './decode';
-import { verifyAvifContainer } from './verify';
-import { readDimensions } from '../index';
 import { assertWithinPixelLimit } from '../../limits';
+import { openDecode, readDimensions, verifiedAvif } from '../../../../test/support/formats';
 
 const ftyp = box('ftyp', text('avif'), u32(0), text('mif1avifmiaf'));
 const hdlr = fullBox('hdlr', 0, 0, u32(0), text('pict'), u32(0), u32(0), u32(0), [0]);
@@ -71,7 +69,7 @@ describe('readDimensions avif', () => {
     for (const [path, [width, height]] of Object.entries(AVIFS)) {
       const bytes = await corpus(path);
       expect(readDimensions('avif', bytes), path).toEqual({ width, height });
-      const source = await avifDecoder.open(bytes, { shrink: 1, region: null });
+      const source = await openDecode(bytes, { shrink: 1, region: null });
       source.close();
       expect({ width: source.width, height: source.height }, path).toEqual({ width, height });
     }
@@ -140,7 +138,7 @@ describe('readDimensions avif', () => {
 
   it('refuses an AV1 stream larger than the declared size; verifyAvifContainer also one that cannot fill it', () => {
     const ipco = (...children: number[][]) => box('iprp', box('ipco', ispe(64, 64), av1C, ...children), ipma([1, [1, 2]]));
-    expect(verifyAvifContainer(still(pitm(1), ...av01Items([1], 64, 64), ipco())).size).toEqual({ width: 64, height: 64 });
+    expect(verifiedAvif(still(pitm(1), ...av01Items([1], 64, 64), ipco())).size).toEqual({ width: 64, height: 64 });
     const liars: [string, Uint8Array, RegExp][] = [
       ['data', still(pitm(1), ...av01Items([1], 65, 64), ipco()), /image 1 data AV1 max frame 65x64 is larger than its ispe 64x64/],
       ['track sample', sequence([640, 360, [641, 360]]), /image 1 data AV1 max frame 641x360 is larger than its sample entry 640x360/],
@@ -149,11 +147,11 @@ describe('readDimensions avif', () => {
     ];
     for (const [label, input, detail] of liars) {
       expect(String(expectAppError(() => readDimensions('avif', input), 'UNSUPPORTED_FORMAT').detail), label).toMatch(detail);
-      expect(String(expectAppError(() => verifyAvifContainer(input), 'UNSUPPORTED_FORMAT').detail), label).toMatch(detail);
+      expect(String(expectAppError(() => verifiedAvif(input), 'UNSUPPORTED_FORMAT').detail), label).toMatch(detail);
     }
     const smaller = still(pitm(1), ...av01Items([1], 64, 60), ipco());
     expect(readDimensions('avif', smaller), 'a smaller stream passes the header: the pixel limit comes first').toEqual({ width: 64, height: 64 });
-    expect(String(expectAppError(() => verifyAvifContainer(smaller), 'UNSUPPORTED_FORMAT').detail)).toMatch(/AV1 max frame 64x60 is smaller than its ispe 64x64/);
+    expect(String(expectAppError(() => verifiedAvif(smaller), 'UNSUPPORTED_FORMAT').detail)).toMatch(/AV1 max frame 64x60 is smaller than its ispe 64x64/);
   });
 
   it('refuses zero sizes, missing ispe and damaged boxes', () => {
@@ -184,7 +182,7 @@ describe('readDimensions avif', () => {
         (input) => {
           const dims = resultOrAppError(() => readDimensions('avif', input));
           if (dims) expect(dims.width > 0 && dims.height > 0).toBe(true);
-          resultOrAppError(() => verifyAvifContainer(input));
+          resultOrAppError(() => verifiedAvif(input));
         },
       ),
       { numRuns: 300 },

@@ -1,118 +1,103 @@
-import { AppError } from '../../../errors';
-import { damaged, fourCC, u16be, u32be, u8 } from '../../bytes';
-import type { Dimensions } from '../../types';
-import { avifContainerWithinDeclaredSizes } from './verify';
+import type { Orientation } from '../../exif';
+import type { ColourDescription, ImageHeader } from '../../header';
+import { parseAvifContainer, type AvifContainer } from './container';
+import { itemRanges, type MetaIndex } from './meta';
+import { findProperty, type PropertyLink } from './properties';
+import { readSequenceHeaders } from './verify';
 
-export interface IsoBox {
-  type: string;
-  /** Offset of the box header. */
-  start: number;
-  /** Offset of the box body (after size, type and any 64-bit size). */
-  body: number;
-  /** Offset just after the box. */
-  end: number;
+export interface AvifHeader extends ImageHeader {
+  /** The container as the decoder and the lossless strip use it: parsed once, here. */
+  container: AvifContainer;
 }
 
 /**
- * Walks the boxes in bytes [from, to). A box that claims more than the space left throws `damaged`
- * when the walk reaches it; size 0 means "to the end", size 1 a 64-bit size.
+ * The header: the container parsed once, with libheif's limits (container.ts), and the AV1
+ * sequence header of every image to decode, none of which may make frames larger than declared
+ * (one that cannot fill its size is refused by the container checks, after the pixel limit). The
+ * size is the primary item's (a grid's output size) cropped by its clean aperture; for an image
+ * sequence without a primary item, the first frame's. Damage is AppError UNSUPPORTED_FORMAT.
  */
-export function* isoBoxes(bytes: Uint8Array, from: number, to: number): Generator<IsoBox> {
-  let at = from;
-  while (at < to) {
-    if (to - at < 8) throw damaged(`avif: ${to - at} stray bytes at ${at}`);
-    let size = u32be(bytes, at);
-    const type = fourCC(bytes, at + 4);
-    let body = at + 8;
-    if (size === 1) {
-      if (to - at < 16) throw damaged('avif: short 64-bit box size');
-      size = u32be(bytes, at + 8) * 2 ** 32 + u32be(bytes, at + 12);
-      body = at + 16;
-    } else if (size === 0) {
-      size = to - at;
-    }
-    if (size < body - at || size > to - at) throw damaged(`avif: box ${JSON.stringify(type)} size ${size}`);
-    yield { type, start: at, body, end: at + size };
-    at += size;
-  }
+export function readAvifHeader(bytes: Uint8Array): AvifHeader {
+  const container = parseAvifContainer(bytes);
+  readSequenceHeaders(bytes, container);
+  const { properties, meta, nclx } = container;
+  const icc = iccProfile(bytes, properties);
+  const colour: ColourDescription[] = [];
+  if (icc) colour.push({ kind: 'icc', bytes: icc });
+  if (nclx) colour.push({ kind: 'cicp', primaries: nclx.primaries, transfer: nclx.transfer });
+  const first = container.color.tiles[0];
+  return {
+    format: 'avif',
+    ...container.size,
+    orientation: orientation(bytes, properties),
+    colour,
+    // Only an alpha auxiliary image (or track) gives transparency: without one the rows are opaque.
+    alpha: container.alpha !== null,
+    bitDepth: first.sequence?.bitDepth ?? first.config.bitDepth,
+    exif: meta && exifItem(bytes, meta),
+    xmp: meta && metadataItem(bytes, meta, (type, contentType) => type === 'mime' && contentType === 'application/rdf+xml'),
+    container,
+  };
 }
 
-/** The first child box of `type` inside `parent` (skipping `skip` bytes of full-box header), or null. */
-export function findBox(bytes: Uint8Array, parent: { body: number; end: number }, type: string, skip = 0): IsoBox | null {
-  for (const box of isoBoxes(bytes, parent.body + skip, parent.end)) if (box.type === type) return box;
+/**
+ * EXIF orientation equal to HEIF `irot` (angle x 90 degrees anticlockwise) followed by `imir`, by
+ * [angle][mirror]: mirror 0 = none, 1 = imir axis 0, 2 = imir axis 1.
+ *
+ * `imir` axis follows ISO/IEC 23008-12:2022, which is what libavif's `avifImageMirror` documents: axis 0
+ * exchanges top and bottom (EXIF 4), axis 1 exchanges left and right (EXIF 2). The 2017 edition spoke
+ * of a vertical (0) / horizontal (1) mirror *axis*, which reads as the opposite flips; not followed.
+ *
+ * Order: rotation first, then mirror, as MIAF (ISO/IEC 23000-22) 7.3.6.7 requires (clap, irot, imir).
+ * libavif does not record the `ipma` order: it only reports that irot/imir are present, and its own
+ * EXIF-to-irot/imir mapping assumes irot before imir; so the `ipma` order is ignored here as well.
+ * libavif (and so the service's decoder) never applies either to the decoded pixels, so the
+ * pipeline's orientation stage does, as for a JPEG.
+ */
+const IROT_IMIR_TO_EXIF: readonly (readonly Orientation[])[] = [
+  [1, 4, 2], // no rotation
+  [8, 5, 7], // 90 anticlockwise
+  [3, 2, 4], // 180
+  [6, 7, 5], // 270 anticlockwise (90 clockwise)
+];
+
+/** The shown image's irot/imir as an EXIF orientation; an empty property counts as absent. */
+function orientation(bytes: Uint8Array, properties: readonly PropertyLink[]): Orientation {
+  const irot = findProperty(properties, 'irot');
+  const imir = findProperty(properties, 'imir');
+  const angle = irot && irot.end > irot.body ? bytes[irot.body] & 3 : 0;
+  const mirror = imir && imir.end > imir.body ? 1 + (bytes[imir.body] & 1) : 0;
+  return IROT_IMIR_TO_EXIF[angle][mirror];
+}
+
+/** The first `colr` of type `prof` or `rICC` of the shown image: the ICC profile, which rules over nclx (HEIF). */
+function iccProfile(bytes: Uint8Array, properties: readonly PropertyLink[]): Uint8Array | null {
+  for (const { box } of properties) {
+    if (box.type !== 'colr' || box.end - box.body < 4) continue;
+    const kind = String.fromCharCode(...bytes.subarray(box.body, box.body + 4));
+    if (kind === 'prof' || kind === 'rICC') return bytes.subarray(box.body + 4, box.end);
+  }
+  return null;
+}
+
+/** The data of the first item `matches` accepts, when it lies in one piece; null otherwise. */
+function metadataItem(bytes: Uint8Array, meta: MetaIndex, matches: (type: string, contentType: string | undefined) => boolean): Uint8Array | null {
+  for (const item of meta.items.values()) {
+    if (!matches(item.type, item.contentType)) continue;
+    try {
+      const ranges = itemRanges(bytes, meta, item);
+      return ranges.length === 1 ? bytes.subarray(ranges[0].start, ranges[0].end) : null;
+    } catch {
+      return null;
+    }
+  }
   return null;
 }
 
-/**
- * Width and height of an AVIF file as a viewer shows it before rotation: the primary item's size
- * (a grid's output size) cropped by its clean aperture (`clap`); for an image sequence without a
- * primary item, the first frame's. Read by the container parser the decoder uses (bounded, linear,
- * refusing what the decoder could not follow), so the decoder's output has exactly this size; an
- * AV1 stream that could make frames larger than its declared size is refused here, one that cannot
- * fill it by verifyAvifContainer after the pixel limit (see avifContainerWithinDeclaredSizes).
- * Damage is AppError UNSUPPORTED_FORMAT.
- */
-export function readAvifDimensions(bytes: Uint8Array): Dimensions {
-  return avifContainerWithinDeclaredSizes(bytes).size;
-}
-
-/**
- * The `ipco` property boxes associated with the primary item, in `ipma` order (indices past the end
- * of `ipco` and index 0 are skipped), or null when there is no `meta`/`iprp`/`ipco` or the primary
- * item's association cannot be resolved. Used for `irot`/`imir`; throws `damaged` only for a broken
- * box structure on the way to `meta`.
- */
-export function primaryItemProperties(bytes: Uint8Array): IsoBox[] | null {
-  const meta = findBox(bytes, { body: 0, end: bytes.length }, 'meta');
-  const iprp = meta && findBox(bytes, meta, 'iprp', 4);
-  const ipco = iprp && findBox(bytes, iprp, 'ipco');
-  if (!meta || !iprp || !ipco) return null;
-  const properties = [...isoBoxes(bytes, ipco.body, ipco.end)];
-  const indices = primaryPropertyIndices(bytes, meta, iprp);
-  return indices && indices.flatMap((index) => (index >= 1 && index <= properties.length ? [properties[index - 1]] : []));
-}
-
-/** The item id in `pitm`, or null without one; throws `damaged` for a truncated `pitm`. */
-export function readPrimaryItemId(bytes: Uint8Array, meta: IsoBox): number | null {
-  const pitm = findBox(bytes, meta, 'pitm', 4);
-  if (!pitm) return null;
-  const inPitm = bytes.subarray(0, pitm.end);
-  return u8(inPitm, pitm.body) === 0 ? u16be(inPitm, pitm.body + 4) : u32be(inPitm, pitm.body + 4);
-}
-
-/** 1-based `ipco` indices associated with the primary item, or null when that cannot be resolved. */
-function primaryPropertyIndices(bytes: Uint8Array, meta: IsoBox, iprp: IsoBox): number[] | null {
-  try {
-    const primaryId = readPrimaryItemId(bytes, meta);
-    if (primaryId === null) return null;
-    for (const ipma of isoBoxes(bytes, iprp.body, iprp.end)) {
-      if (ipma.type !== 'ipma') continue;
-      const indices = ipmaEntry(bytes.subarray(0, ipma.end), ipma.body, primaryId);
-      if (indices) return indices;
-    }
-    return null;
-  } catch (error) {
-    if (error instanceof AppError) return null;
-    throw error;
-  }
-}
-
-/** The property indices of `itemId` in one `ipma` box (`bytes` ends at the box end), or null. */
-function ipmaEntry(bytes: Uint8Array, body: number, itemId: number): number[] | null {
-  const version = u8(bytes, body);
-  const wideIndex = (u8(bytes, body + 3) & 1) === 1;
-  const entries = u32be(bytes, body + 4);
-  let at = body + 8;
-  for (let e = 0; e < entries; e++) {
-    const id = version < 1 ? u16be(bytes, at) : u32be(bytes, at);
-    at += version < 1 ? 2 : 4;
-    const count = u8(bytes, at++);
-    const indices: number[] = [];
-    for (let a = 0; a < count; a++) {
-      indices.push(wideIndex ? u16be(bytes, at) & 0x7fff : u8(bytes, at) & 0x7f);
-      at += wideIndex ? 2 : 1;
-    }
-    if (id === itemId) return indices;
-  }
-  return null;
+/** An `Exif` item: a 4-byte offset to the TIFF header, then the EXIF data (HEIF A.2.1). */
+function exifItem(bytes: Uint8Array, meta: MetaIndex): Uint8Array | null {
+  const data = metadataItem(bytes, meta, (type) => type === 'Exif');
+  if (!data || data.length < 4) return null;
+  const offset = ((data[0] << 24) >>> 0) + ((data[1] << 16) | (data[2] << 8) | data[3]);
+  return offset + 4 <= data.length ? data.subarray(offset + 4) : null;
 }

@@ -21,6 +21,8 @@ export const AVIF_LIMITS = {
   childrenPerBox: 100,
   /** Sample entries in a track's `stsd`. */
   sampleEntries: 32,
+  /** Chunks of samples of an image sequence's tracks, together: an hour of video at 30 fps, one frame a chunk, is 108,000. */
+  sampleChunks: 200_000,
   /**
    * Bytes of AV1 data the images to decode may add up to, per byte of the file: tiles may share
    * data (an encoder may store identical tiles once), but 1,000 tiles each reading a 10 MB extent

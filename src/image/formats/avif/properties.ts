@@ -1,5 +1,5 @@
 import { damaged } from '../../bytes';
-import type { IsoBox } from './header';
+import type { IsoBox } from './boxes';
 import type { Dimensions } from '../../types';
 import { FieldReader } from './boxes';
 import { unsupportedAvif } from './limits';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { corpus } from '../../../../test/support/image-testing';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
-import { avifDecoder } from './decode';
+import { openDecode } from '../../../../test/support/formats';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -14,7 +14,7 @@ describe('AVIF decoding speed (the corpus 12 MP photo, 8-bit 4:2:0)', () => {
     let js = 0;
     for (let run = 0; run < 3; run++) {
       const started = performance.now();
-      const source = await avifDecoder.open(input, { shrink: 1, region: null });
+      const source = await openDecode(input, { shrink: 1, region: null });
       const decoded = performance.now();
       for (let band = await source.read(); band; band = await source.read()) {
         wasm = Math.max(wasm, liveCodecMemoryBytes());

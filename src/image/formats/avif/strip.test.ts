@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readOrientation } from '../../exif';
-import { FORMATS, readDimensions } from '../index';
-import { findBox, isoBoxes, type IsoBox } from './header';
+import { FORMATS } from '../index';
+import { findBox, isoBoxes, type IsoBox } from './boxes';
 import type { RgbaImage } from '../../types';
 import { box, fullBox, text, u16, u32, u64 } from '../../../../test/support/byte-builders';
 import { AVIFS, corpus, decodeRgba, encodeWith, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes } from '../../../../test/support/image-testing';
-import { stripAvif } from './strip';
+import { readOrientation, stripped, readDimensions } from '../../../../test/support/formats';
 
 // ---------------------------------------------------------------------------------------------
 // Box building
@@ -360,7 +359,7 @@ describe('stripAvif', () => {
   it('strips every corpus AVIF to the same pixels, without ICC colr (photo-12mp carries colr rICC)', async () => {
     for (const path of Object.keys(AVIFS)) {
       const input = await corpus(path);
-      const output = stripAvif(input);
+      const output = stripped('avif', input);
       expectCleanStrip(input, output, path);
       if (path.startsWith('photos/')) {
         const icc = parse(input).properties.filter((p) => p.type === 'colr');
@@ -369,13 +368,13 @@ describe('stripAvif', () => {
         continue; // decoded in its own test below
       }
       await expectSamePixels(input, output, path);
-      expect(sameBytes(stripAvif(output), output), `${path}: stripping twice changes nothing`).toBe(true);
+      expect(sameBytes(stripped('avif', output), output), `${path}: stripping twice changes nothing`).toBe(true);
     }
   }, 30_000);
 
   it('keeps the pixels of the 12 MP photo exactly', async () => {
     const input = await corpus('photos/photo-12mp.avif');
-    await expectSamePixels(input, stripAvif(input), 'photo-12mp');
+    await expectSamePixels(input, stripped('avif', input), 'photo-12mp');
   }, 60_000);
 
   it('the test builder round-trips a corpus file (sanity check of the fixtures)', async () => {
@@ -411,7 +410,7 @@ describe('stripAvif', () => {
     expect(sameBytes(itemData(input, parsedInput, 2), EXIF_PAYLOAD)).toBe(true);
     expect(sameBytes(itemData(input, parsedInput, 3), XMP_PAYLOAD)).toBe(true);
 
-    const output = stripAvif(input);
+    const output = stripped('avif', input);
     const parsed = expectCleanStrip(input, output, _label);
     expect(parsed.items.map((i) => i.type)).toEqual(['av01']);
     expect(parsed.refs).toEqual([]);
@@ -434,7 +433,7 @@ describe('stripAvif', () => {
       expect(input[iloc.body + 5], 'base_offset_size 4, index_size 4').toBe(0x44);
       // Our container parser reads these fields (libavif refused them): the same pixels as the plain file.
       await expectSamePixels(plain, input, `iloc v${ilocVersion} before the strip`);
-      const output = stripAvif(input);
+      const output = stripped('avif', input);
       expectCleanStrip(input, output, `iloc v${ilocVersion}`);
       const outIloc = findBox(output, parse(output).meta, 'iloc', 4)!;
       expect(output[outIloc.body], 'iloc version kept').toBe(ilocVersion);
@@ -448,7 +447,7 @@ describe('stripAvif', () => {
     // A second (thumbnail-like) reference from the primary to itself-plus-Exif, and one Exif -> [XMP, primary].
     model.refs.push({ type: 'thmb', from: 1, to: [2, 1] }, { type: 'cdsc', from: 3, to: [2, 1] });
     const input = compose(model);
-    const output = stripAvif(input);
+    const output = stripped('avif', input);
     expect(parse(output).refs).toEqual([{ type: 'thmb', from: 1, to: [1] }]);
   });
 
@@ -462,7 +461,7 @@ describe('stripAvif', () => {
     const plain = parse(encoded);
     expect(plain.refs.map((r) => r.type)).toContain('auxl');
     const input = compose(withMetadata(decompose(encoded)), { ilocVersion: 1 });
-    const output = stripAvif(input);
+    const output = stripped('avif', input);
     const parsed = expectCleanStrip(input, output, 'alpha');
     expect(parsed.items.map((i) => i.type)).toEqual(['av01', 'av01']);
     expect(parsed.refs.map((r) => r.type)).toEqual(['auxl']);
@@ -475,7 +474,7 @@ describe('stripAvif', () => {
     model.associations.get(1)!.push(0x8000 | (model.properties.length - 1), 0x8000 | model.properties.length);
     const input = compose(withMetadata(model));
     expect(readOrientation('avif', input)).toBe(5);
-    const output = stripAvif(input);
+    const output = stripped('avif', input);
     expectCleanStrip(input, output, 'rotated');
     expect(readOrientation('avif', output)).toBe(5);
     await expectSamePixels(input, output, 'rotated');
@@ -486,7 +485,7 @@ describe('stripAvif', () => {
     const model = withMetadata(decompose(source));
     const still = compose(model);
     const sequence = withTrack(still, model.items[0].data, 2);
-    const output = stripAvif(sequence);
+    const output = stripped('avif', sequence);
     const top = [...isoBoxes(output, 0, output.length)].map((b) => b.type);
     expect(top).toEqual(['ftyp', 'meta', 'moov', 'mdat']);
     expect(latin1(output)).not.toMatch(/SECRET/);
@@ -500,7 +499,7 @@ describe('stripAvif', () => {
     // Without meta (a bare avis): only the track and its samples remain.
     const boxes = [...isoBoxes(sequence, 0, sequence.length)];
     const bare = new Uint8Array(boxes.filter((b) => b.type !== 'meta').flatMap((b) => raw(sequence, b)));
-    const bareOutput = stripAvif(bare);
+    const bareOutput = stripped('avif', bare);
     expect([...isoBoxes(bareOutput, 0, bareOutput.length)].map((b) => b.type)).toEqual(['ftyp', 'moov', 'mdat']);
     expect(bareOutput.length, 'the still image data after the samples is gone').toBe(bare.length - (boxes.at(-1)!.end - boxes.at(-1)!.start));
     expect(readDimensions('avif', bareOutput)).toEqual(readDimensions('avif', bare));
@@ -534,7 +533,7 @@ describe('stripAvif', () => {
     ];
     for (const [label, input] of cases) {
       try {
-        expectAppError(() => stripAvif(input), 'UNSUPPORTED_FORMAT');
+        expectAppError(() => stripped('avif', input), 'UNSUPPORTED_FORMAT');
       } catch (error) {
         throw new Error(`${label}: ${error}`);
       }
@@ -544,7 +543,7 @@ describe('stripAvif', () => {
   it('gives a sound file or UNSUPPORTED_FORMAT for every prefix', async () => {
     const input = compose(withMetadata(decompose(await corpus(SMALL))), { ilocVersion: 1 });
     for (const n of prefixLengths(input.length, 700, 32)) {
-      const output = resultOrAppError(() => stripAvif(input.subarray(0, n)));
+      const output = resultOrAppError(() => stripped('avif', input.subarray(0, n)));
       expect(output, `prefix ${n}`).toBeUndefined(); // the mdat size always tells a prefix is short
     }
   });
@@ -556,7 +555,7 @@ describe('stripAvif', () => {
     const started = Date.now();
     fc.assert(
       fc.property(fc.oneof(mutated(small, 320), mutated(synthetic, 700), mutated(sequence, 1200)), (bytes) => {
-        const output = resultOrAppError(() => stripAvif(bytes));
+        const output = resultOrAppError(() => stripped('avif', bytes));
         if (output) {
           expect(output.length).toBeLessThanOrEqual(2 * bytes.length);
           expect(readDimensions('avif', output)).toEqual(readDimensions('avif', bytes));

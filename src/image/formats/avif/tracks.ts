@@ -1,7 +1,7 @@
+import { AppError } from '../../../errors';
 import { damaged } from '../../bytes';
-import type { IsoBox } from './header';
 import type { Dimensions } from '../../types';
-import { childBoxes, FieldReader, singleChild } from './boxes';
+import { childBoxes, FieldReader, singleChild, type IsoBox } from './boxes';
 import { AVIF_LIMITS, tooMany } from './limits';
 import type { PropertyLink } from './properties';
 
@@ -92,4 +92,81 @@ function firstSample(bytes: Uint8Array, tables: IsoBox[]): { start: number; end:
   const length = fixedSize !== 0 ? fixedSize : sizes.u32();
   if (length === 0 || start + length > bytes.length) throw damaged(`avif: first sample ${start}+${length} outside the file`);
   return { start, end: start + length };
+}
+
+/** One chunk of samples of a track: where its offset field is (stco or co64) and the bytes it holds. */
+export interface SampleChunk {
+  /** Offset of the chunk's offset field in the file, and its width. */
+  at: number;
+  size: 4 | 8;
+  offset: number;
+  /** Bytes of its samples (stsc and stsz); 0 for an empty chunk. */
+  length: number;
+}
+
+/**
+ * Every chunk of every track (trak/mdia/minf/stbl: stco or co64, with stsc and stsz for the chunk
+ * lengths), which the lossless strip moves with the media data. The decoder reads only a first
+ * sample, so tables it cannot follow are returned as the error, for the strip to refuse.
+ */
+export function readSampleChunks(bytes: Uint8Array, moov: IsoBox): SampleChunk[] | AppError {
+  const chunks: SampleChunk[] = [];
+  try {
+    for (const trak of childBoxes(bytes, moov)) {
+      if (trak.type !== 'trak') continue;
+      let stbl: IsoBox | null = trak;
+      for (const type of ['mdia', 'minf', 'stbl']) stbl = stbl && singleChild(childBoxes(bytes, stbl), type);
+      if (stbl) trackChunks(bytes, childBoxes(bytes, stbl), chunks);
+    }
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  return chunks;
+}
+
+function trackChunks(bytes: Uint8Array, tables: IsoBox[], chunks: SampleChunk[]): void {
+  const stco = singleChild(tables, 'stco');
+  const co64 = singleChild(tables, 'co64');
+  if (stco && co64) throw damaged('avif: both stco and co64');
+  const offsets = stco ?? co64;
+  if (!offsets) return;
+  const width = stco ? 4 : 8;
+  const o = FieldReader.of(bytes, offsets, 4);
+  const chunkCount = o.u32();
+  if (chunkCount === 0) return;
+  if (chunkCount * width > o.remaining) throw damaged('avif: chunk count');
+  if (chunks.length + chunkCount > AVIF_LIMITS.sampleChunks) throw tooMany('chunks of samples', chunks.length + chunkCount, AVIF_LIMITS.sampleChunks);
+  if (singleChild(tables, 'stz2')) throw damaged('avif: stz2 sample sizes');
+  const stsc = singleChild(tables, 'stsc');
+  const stsz = singleChild(tables, 'stsz');
+  if (!stsc || !stsz) throw damaged('avif: chunks without stsc/stsz');
+
+  // stsc: runs of (first_chunk, samples_per_chunk, sample_description_index), first_chunk rising from 1.
+  const c = FieldReader.of(bytes, stsc, 4);
+  const runs = c.u32();
+  if (runs === 0 || runs * 12 > c.remaining) throw damaged('avif: stsc entry count');
+  const runAt = c.at;
+  const firstChunk = (run: number) => new FieldReader(bytes, runAt + run * 12, stsc.end, 'stsc').u32();
+  const perChunkOf = (run: number) => new FieldReader(bytes, runAt + run * 12 + 4, stsc.end, 'stsc').u32();
+  if (firstChunk(0) !== 1) throw damaged('avif: stsc does not start at chunk 1');
+  for (let run = 1; run < runs; run++) if (firstChunk(run) <= firstChunk(run - 1)) throw damaged('avif: stsc order');
+
+  const z = FieldReader.of(bytes, stsz, 4);
+  const constantSize = z.u32();
+  const sampleCount = z.u32();
+  if (constantSize === 0 && sampleCount * 4 > z.remaining) throw damaged('avif: stsz entry count');
+
+  let sample = 0;
+  let run = 0;
+  for (let chunk = 1; chunk <= chunkCount; chunk++) {
+    while (run + 1 < runs && firstChunk(run + 1) <= chunk) run++;
+    const perChunk = perChunkOf(run);
+    if (perChunk > sampleCount - sample) throw damaged('avif: stsc names more samples than stsz');
+    let length = constantSize * perChunk;
+    if (constantSize === 0) for (let s = 0; s < perChunk; s++) length += z.u32();
+    sample += perChunk;
+    const at = o.at;
+    chunks.push({ at, size: width, offset: o.uint(width), length });
+  }
 }

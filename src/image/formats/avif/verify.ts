@@ -1,6 +1,6 @@
 import { damaged } from '../../bytes';
 import type { Dimensions } from '../../types';
-import { parseAvifContainer, show, type Av1Image, type AvifContainer } from './container';
+import { show, type Av1Image, type AvifContainer } from './container';
 import { readSequenceHeader, type SequenceHeader } from './sequence-header';
 
 /**
@@ -10,51 +10,41 @@ import { readSequenceHeader, type SequenceHeader } from './sequence-header';
 const HEAD_BYTES = 4096;
 
 /**
- * Everything about an AVIF file that can be checked without decoding pixels, the same checks for
- * every path (decode, and the lossless metadata strip, which must not answer for a file a decode
- * would refuse): the container as the decoder reads it (parseAvifContainer: structure, limits,
- * grid, alpha), and the AV1 sequence header of every image it would decode, which must promise
- * frames of exactly the declared size. (Its format may differ from av1C's: real files have wrong
- * av1C boxes, e.g. link-u's 12-bit 4:2:2 sample says 4:4:4, and libavif decodes what the stream
- * says; so does this decoder.) Returns the parsed container.
- * Damage and unsupported features throw AppError UNSUPPORTED_FORMAT.
+ * Reads the AV1 sequence header of every image the decoder would decode (of its data, and of its
+ * av1C's configOBUs), for the header: none may promise frames larger than its declared size, so the
+ * size the pixel limit checks bounds what decoding can allocate. (Its format may differ from av1C's:
+ * real files have wrong av1C boxes, e.g. link-u's 12-bit 4:2:2 sample says 4:4:4, and libavif
+ * decodes what the stream says; so does this decoder.) Each image keeps what it found.
  */
-export function verifyAvifContainer(bytes: Uint8Array): AvifContainer {
-  return checkedContainer(bytes, true);
+export function readSequenceHeaders(bytes: Uint8Array, container: AvifContainer): void {
+  for (const image of images(container)) {
+    const head = imageHead(bytes, image);
+    image.sequence = readSequenceHeader(head);
+    if (!image.sequence && head.length === image.byteLength) throw damaged(`avif: image ${image.id} has no AV1 sequence header`);
+    const { start, end } = image.config.obus;
+    image.configSequence = end > start ? readSequenceHeader(bytes.subarray(start, end)) : null;
+    for (const [where, sequence] of [['data', image.sequence], ['av1C', image.configSequence]] as const) {
+      if (sequence) checkSequence(image, where, sequence, false);
+    }
+  }
 }
 
 /**
- * The container with no AV1 stream able to make frames larger than declared, for the header size
- * (readAvifDimensions): the size the pixel limit checks then bounds what decoding can allocate. A
- * stream smaller than declared is left to verifyAvifContainer, which the pipeline runs after the
- * pixel limit, so a file declaring a huge size is FILE_TOO_LARGE whatever lies behind it.
+ * The container checks after the pixel limit, the same for every path (decode, and the lossless
+ * strip, which must not answer for a file a decode would refuse): every AV1 stream must promise
+ * frames of exactly its declared size (a smaller one cannot fill it). A file declaring a huge size
+ * is so FILE_TOO_LARGE whatever lies behind it.
  */
-export function avifContainerWithinDeclaredSizes(bytes: Uint8Array): AvifContainer {
-  return checkedContainer(bytes, false);
-}
-
-function checkedContainer(bytes: Uint8Array, exact: boolean): AvifContainer {
-  const container = parseAvifContainer(bytes);
-  for (const layer of [container.color, container.alpha]) {
-    if (!layer) continue;
-    layer.tiles.forEach((image, index) => {
-      const sequence = verifyAv1Image(bytes, image, exact);
-      if (index === 0) layer.sequence = sequence;
-    });
+export function verifyAv1Sizes({ container }: { container: AvifContainer }): void {
+  for (const image of images(container)) {
+    for (const [where, sequence] of [['data', image.sequence], ['av1C', image.configSequence]] as const) {
+      if (sequence) checkSequence(image, where, sequence, true);
+    }
   }
-  return container;
 }
 
-/** Checks an image's AV1 sequence headers; returns the one in its data (null when its head holds none). */
-function verifyAv1Image(bytes: Uint8Array, image: Av1Image, exact: boolean): SequenceHeader | null {
-  const head = imageHead(bytes, image);
-  const fromData = readSequenceHeader(head);
-  if (!fromData && head.length === image.byteLength) throw damaged(`avif: image ${image.id} has no AV1 sequence header`);
-  if (fromData) checkSequence(image, 'data', fromData, exact);
-  const { start, end } = image.config.obus;
-  const fromConfig = end > start ? readSequenceHeader(bytes.subarray(start, end)) : null;
-  if (fromConfig) checkSequence(image, 'av1C', fromConfig, exact);
-  return fromData;
+function* images(container: AvifContainer): Generator<Av1Image> {
+  for (const layer of [container.color, container.alpha]) yield* layer?.tiles ?? [];
 }
 
 function checkSequence(image: Av1Image, where: string, sequence: SequenceHeader, exact: boolean): void {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeWith, fixture, mutated } from '../../../../test/support/image-testing';
 import { concat } from '../../bytes';
-import { jpegSegments, readJpegFrame } from './header';
+import { jpegSegments, readJpegHeader } from './header';
 import { isCmyk, type CmykImage } from '../../types';
 
 const APP14 = 0xee;
@@ -101,7 +101,7 @@ describe('JPEG decoder: CMYK and YCCK (libjpeg)', () => {
   it('reads a 4-component JPEG whose Adobe marker was lost like one that has it (as libvips does)', async () => {
     const original = await cmykFixture('cmyk-noprofile.jpg');
     const bytes = withoutAdobeMarker(original);
-    expect(readJpegFrame(bytes).components).toBe(4);
+    expect(readJpegHeader(bytes).frame.components).toBe(4);
     expect((await decodeCmyk(bytes)).data).toEqual((await decodeCmyk(original)).data);
   });
 

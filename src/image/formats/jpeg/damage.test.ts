@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../errors';
 import { corpus, fixture, maxDifference, mutated } from '../../../../test/support/image-testing';
 import { concat } from '../../bytes';
-import { ENTROPY, EOI, jpegSegments, SOS } from './header';
-import { collectFrame } from '../../stages/rows';
-import { openJpegDecode } from './libjpeg';
+import { ENTROPY, EOI, jpegSegments, SOS, readJpegHeader } from './header';
+
+import { openJpegDecode } from './decode';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
+import { collectFrame } from '../../../../test/support/row-sources';
 
 interface Outcome {
   /** The error code, or 'decoded'. */
@@ -23,7 +24,7 @@ async function outcome(bytes: Uint8Array, libjpegBytes?: number): Promise<Outcom
   const before = liveCodecMemoryBytes();
   const started = performance.now();
   try {
-    const image = await collectFrame(await openJpegDecode(bytes, { shrink: 1, region: null }, libjpegBytes));
+    const image = await collectFrame(await openJpegDecode(bytes, readJpegHeader(bytes).frame, { shrink: 1, region: null }, libjpegBytes));
     return { result: 'decoded', detail: '', pixels: new Uint8Array(image.data), ms: performance.now() - started, leftBytes: liveCodecMemoryBytes() - before };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { corpus, fixture, JPEGS, maxDifference, referenceRawDecode } from '../../../../test/support/image-testing';
-import { readJpegFrame } from './header';
+import { readJpegHeader } from './header';
 import type { Region } from '../../operations';
-import { collectFrame, type Band } from '../../stages/rows';
+import { type Band } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
-import { jpegDecoder } from './libjpeg';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
+import { openDecode } from '../../../../test/support/formats';
+import { collectFrame } from '../../../../test/support/row-sources';
 
 /** test/fixtures/jpeg (make-jpeg-fixtures.ts): 203x157, written by cjpeg of the same libjpeg-turbo version. */
 const STRUCTURES: Record<string, { sampling: string; progressive: boolean; multiScan: boolean }> = {
@@ -28,7 +29,7 @@ const CMYK_FIXTURES = ['cmyk-adobe.jpg', 'cmyk-noprofile.jpg', 'cmyk-progressive
 const DAMAGED_CORPUS = 'jpeg/bad-exif/corrupted.jpg';
 
 async function decode(bytes: Uint8Array, shrink = 1, region: Region | null = null): Promise<RgbaImage & { bands: Band[] }> {
-  const source = await jpegDecoder.open(bytes, { shrink, region });
+  const source = await openDecode(bytes, { shrink, region });
   const bands: Band[] = [];
   const read = source.read.bind(source);
   source.read = async () => {
@@ -84,7 +85,7 @@ describe('jpegDecoder against libjpeg-turbo in sharp (the same decode: ISLOW IDC
   it('decodes every subsampling, restart markers, progressive and multi-scan files to exactly the same pixels', async () => {
     for (const [name, expected] of Object.entries(STRUCTURES)) {
       const bytes = await fixture(`jpeg/${name}`);
-      const frame = readJpegFrame(bytes);
+      const frame = readJpegHeader(bytes).frame;
       expect({ name, sampling: frame.sampling.map(({ h, v }) => `${h}x${v}`).join(' '), progressive: frame.progressive, multiScan: frame.multiScan }).toEqual({ name, ...expected });
       const ours = await decode(bytes);
       const reference = await referenceRawDecode(bytes);
@@ -110,12 +111,12 @@ describe('jpegDecoder against libjpeg-turbo in sharp (the same decode: ISLOW IDC
   it('counts its WebAssembly memory until the last band was read or it is closed, and holds no JavaScript buffers', async () => {
     const bytes = await fixture('jpeg/progressive-420.jpg');
     const before = liveCodecMemoryBytes();
-    const source = await jpegDecoder.open(bytes, { shrink: 1, region: null });
+    const source = await openDecode(bytes, { shrink: 1, region: null });
     expect(liveCodecMemoryBytes() - before).toBe(1024 * 1024);
     expect(source.heldBytes()).toBe(0);
     while (await source.read());
     expect(liveCodecMemoryBytes()).toBe(before);
-    const closedEarly = await jpegDecoder.open(bytes, { shrink: 1, region: null });
+    const closedEarly = await openDecode(bytes, { shrink: 1, region: null });
     await closedEarly.read();
     closedEarly.close();
     closedEarly.close();
@@ -125,7 +126,7 @@ describe('jpegDecoder against libjpeg-turbo in sharp (the same decode: ISLOW IDC
 
   it('says what the bands hold: grey for one component, cmyk for four, never alpha', async () => {
     const traits = async (bytes: Uint8Array) => {
-      const source = await jpegDecoder.open(bytes, { shrink: 1, region: null });
+      const source = await openDecode(bytes, { shrink: 1, region: null });
       source.close();
       return { model: source.model, grey: source.grey, alpha: source.alpha };
     };
@@ -163,9 +164,9 @@ describe('jpegDecoder: a window of the image', () => {
 
   it('refuses windows outside the image and regions with a shrink', async () => {
     const bytes = await fixture('jpeg/s420.jpg');
-    await expect(jpegDecoder.open(bytes, { shrink: 1, region: { x: 200, y: 0, width: 4, height: 1 } })).rejects.toThrow(/outside/);
-    await expect(jpegDecoder.open(bytes, { shrink: 2, region: { x: 0, y: 0, width: 4, height: 1 } })).rejects.toThrow(/shrink 1/);
-    await expect(jpegDecoder.open(bytes, { shrink: 3, region: null })).rejects.toThrow(/shrink 3/);
+    await expect(openDecode(bytes, { shrink: 1, region: { x: 200, y: 0, width: 4, height: 1 } })).rejects.toThrow(/outside/);
+    await expect(openDecode(bytes, { shrink: 2, region: { x: 0, y: 0, width: 4, height: 1 } })).rejects.toThrow(/shrink 1/);
+    await expect(openDecode(bytes, { shrink: 3, region: null })).rejects.toThrow(/shrink 3/);
   });
 });
 
@@ -240,7 +241,7 @@ describe('jpegDecoder: CMYK and YCCK', () => {
     const at = bytes.findIndex((b, i) => b === 0xff && bytes[i + 1] === 0xee);
     const length = (bytes[at + 2] << 8) | bytes[at + 3];
     const stripped = new Uint8Array([...bytes.subarray(0, at), ...bytes.subarray(at + 2 + length)]);
-    expect(readJpegFrame(stripped).adobeTransform).toBe(null);
+    expect(readJpegHeader(stripped).frame.adobeTransform).toBe(null);
     expect(maxDifference((await decode(stripped)).data, (await decode(bytes)).data)).toBe(0);
   });
 });

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { corpus, maxDifference, referenceJpegEncode, sameBytes } from '../../../../test/support/image-testing';
 import { psnr } from '../../../../test/support/ssim';
-import { readJpegFrame } from './header';
-import { collectFrame, frameSource, type RowSource } from '../../stages/rows';
+import { readJpegHeader } from './header';
+import { type RowSource } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
-import { encodeJpeg, jpegDecoder, jpegEncoder } from './libjpeg';
+import { encodeJpeg, jpegEncoder } from './encode';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
+import { openDecode } from '../../../../test/support/formats';
+import { collectFrame, frameSource } from '../../../../test/support/row-sources';
 
 async function decode(bytes: Uint8Array, shrink = 1): Promise<RgbaImage> {
-  return collectFrame(await jpegDecoder.open(bytes, { shrink, region: null }));
+  return collectFrame(await openDecode(bytes, { shrink, region: null }));
 }
 
 /** The 1 MP photo at 1/4 (300x200): real content, small enough to encode a hundred times. */
@@ -89,7 +91,7 @@ describe('encodeJpeg: bands in, file out', () => {
     for (let i = 0; i < grey.length; i += 4) grey.fill(Math.round(0.299 * grey[i] + 0.587 * grey[i + 1] + 0.114 * grey[i + 2]), i, i + 3);
     const image = { data: grey, width: colour.width, height: colour.height };
     const bytes = await encodeJpeg(source(image, 16, true), { quality: 90, optimizeHuffman: true });
-    const frame = readJpegFrame(bytes);
+    const frame = readJpegHeader(bytes).frame;
     expect({ components: frame.components, sampling: frame.sampling }).toEqual({ components: 1, sampling: [{ h: 1, v: 1 }] });
     const back = await decode(bytes);
     for (let i = 0; i < back.data.length; i += 4) {

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../../limits';
 import { corpus, expectAppError, fixture, JPEGS, mutated, prefixLengths, resultOrAppError } from '../../../../test/support/image-testing';
-import { readDimensions } from '../index';
-import { jpegSegments, readJpegFrame, verifyJpegStructure } from './header';
+import { jpegSegments, readJpegHeader, verifyJpegStructure } from './header';
+import { readDimensions } from '../../../../test/support/formats';
 
 /** A marker segment FF <marker> <length> <payload>. */
 function segment(marker: number, payload: number[] = []): number[] {
@@ -85,7 +85,8 @@ describe('readDimensions jpeg', () => {
       }
     }
     // Between scans only the full walk sees it.
-    expectAppError(() => verifyJpegStructure(jpeg(SOI, sof(0xc2, 16, 16), SOS, [1, 2], sof(0xc2, 900, 900), SOS, [3], EOI)), 'UNSUPPORTED_FORMAT');
+    const secondFrame = jpeg(SOI, sof(0xc2, 16, 16), SOS, [1, 2], sof(0xc2, 900, 900), SOS, [3], EOI);
+    expectAppError(() => verifyJpegStructure(secondFrame, readJpegHeader(secondFrame)), 'UNSUPPORTED_FORMAT');
   });
 
   it('skips fill bytes, standalone markers and stray bytes between segments', () => {
@@ -137,14 +138,14 @@ describe('readDimensions jpeg', () => {
   });
 });
 
-describe('readJpegFrame', () => {
+describe('readJpegHeader', () => {
   const adobe = (transform: number, length = 12) => segment(0xee, [...'Adobe'].map((c) => c.charCodeAt(0)).concat([0, 100, 0, 0, 0, 0, transform]).slice(0, length));
   const sof3 = (marker: number, sampling: number[]) => segment(marker, [8, 0, 16, 0, 16, 3, 1, sampling[0], 0, 2, sampling[1], 1, 3, sampling[2], 1]);
   const sos = (components: number[]) => segment(0xda, [components.length, ...components.flatMap((id) => [id, 0]), 0, 63, 0]);
 
   it('reads components, sampling, progression and the Adobe transform of real files', async () => {
     const read = async (bytes: Promise<Uint8Array>) => {
-      const { components, sampling, progressive, multiScan, adobeTransform } = readJpegFrame(await bytes);
+      const { components, sampling, progressive, multiScan, adobeTransform } = readJpegHeader(await bytes).frame;
       return { components, sampling: sampling.map(({ h, v }) => `${h}x${v}`).join(' '), progressive, multiScan, adobeTransform };
     };
     expect(await read(corpus('photos/photo-12mp.jpg'))).toEqual({ components: 3, sampling: '2x2 1x1 1x1', progressive: false, multiScan: false, adobeTransform: null });
@@ -155,15 +156,15 @@ describe('readJpegFrame', () => {
   });
 
   it('says a sequential file is multi-scan when its first scan lacks a component, as libjpeg decides', () => {
-    expect(readJpegFrame(jpeg(SOI, sof3(0xc0, [0x22, 0x11, 0x11]), sos([1, 2, 3]), EOI)).multiScan).toBe(false);
-    expect(readJpegFrame(jpeg(SOI, sof3(0xc0, [0x22, 0x11, 0x11]), sos([1]), EOI)).multiScan).toBe(true);
-    expect(readJpegFrame(jpeg(SOI, sof3(0xc2, [0x11, 0x11, 0x11]), sos([1, 2, 3]), EOI)).multiScan).toBe(true);
+    expect(readJpegHeader(jpeg(SOI, sof3(0xc0, [0x22, 0x11, 0x11]), sos([1, 2, 3]), EOI)).frame.multiScan).toBe(false);
+    expect(readJpegHeader(jpeg(SOI, sof3(0xc0, [0x22, 0x11, 0x11]), sos([1]), EOI)).frame.multiScan).toBe(true);
+    expect(readJpegHeader(jpeg(SOI, sof3(0xc2, [0x11, 0x11, 0x11]), sos([1, 2, 3]), EOI)).frame.multiScan).toBe(true);
   });
 
   it('takes the last Adobe APP14 of at least 12 bytes, as libjpeg does', () => {
     const frame = sof3(0xc0, [0x11, 0x11, 0x11]);
-    expect(readJpegFrame(jpeg(SOI, adobe(1), adobe(2), frame, sos([1, 2, 3]), EOI)).adobeTransform).toBe(2);
-    expect(readJpegFrame(jpeg(SOI, adobe(1), adobe(2, 11), frame, sos([1, 2, 3]), EOI)).adobeTransform).toBe(1);
-    expect(readJpegFrame(jpeg(SOI, segment(0xee, [65, 100, 111, 98, 101]), frame, sos([1, 2, 3]), EOI)).adobeTransform).toBe(null);
+    expect(readJpegHeader(jpeg(SOI, adobe(1), adobe(2), frame, sos([1, 2, 3]), EOI)).frame.adobeTransform).toBe(2);
+    expect(readJpegHeader(jpeg(SOI, adobe(1), adobe(2, 11), frame, sos([1, 2, 3]), EOI)).frame.adobeTransform).toBe(1);
+    expect(readJpegHeader(jpeg(SOI, segment(0xee, [65, 100, 111, 98, 101]), frame, sos([1, 2, 3]), EOI)).frame.adobeTransform).toBe(null);
   });
 });

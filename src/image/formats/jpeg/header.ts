@@ -1,4 +1,6 @@
-import { damaged, need, startsWith, u16be } from '../../bytes';
+import { concat, damaged, need, startsWith, u16be } from '../../bytes';
+import { EXIF_HEADER, exifOrientation } from '../../exif';
+import type { ImageHeader } from '../../header';
 import type { Dimensions } from '../../types';
 
 /** Marker values used by the walker and its callers. */
@@ -34,9 +36,9 @@ function isStandalone(marker: number): boolean {
  * runs of 0xFF fill bytes are skipped, and a segment whose length runs past the end throws
  * `damaged`. Lazy: callers that stop early (at SOF or SOS) never pay for scanning scan data.
  */
-export function* jpegSegments(bytes: Uint8Array): Generator<JpegSegment> {
+export function* jpegSegments(bytes: Uint8Array, from = 2): Generator<JpegSegment> {
   if (!(bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === SOI)) throw damaged('jpeg: no SOI');
-  let at = 2;
+  let at = from;
   while (at < bytes.length) {
     const ff = bytes.indexOf(0xff, at);
     if (ff < 0) return;
@@ -114,38 +116,91 @@ export interface JpegFrame extends Dimensions {
   adobeTransform: number | null;
 }
 
-const APP14 = 0xee;
-
-/**
- * Width and height from the frame header, the only size libjpeg allocates from. Refused: a second
- * SOFn before the first scan (libjpeg: "Invalid JPEG file structure: two SOF markers"), a height of
- * 0 (set later by a DNL marker, which libjpeg does not support), a sample precision other than 8,
- * component counts other than 1, 3 or 4, and sampling factors outside 1..4.
- */
-export function readJpegDimensions(bytes: Uint8Array): Dimensions {
-  const { width, height } = readJpegFrame(bytes);
-  return { width, height };
+export interface JpegHeader extends ImageHeader {
+  frame: JpegFrame;
+  /** Offset of the first SOS marker: the container checks go on from there. */
+  firstScan: number;
 }
 
-/** The frame header as readJpegDimensions reads and checks it, with the sampling and the Adobe transform. */
-export function readJpegFrame(bytes: Uint8Array): JpegFrame {
+const APP1 = 0xe1;
+const APP2 = 0xe2;
+const APP14 = 0xee;
+const ICC_MARKER = 'ICC_PROFILE\0';
+const XMP_MARKER = 'http://ns.adobe.com/xap/1.0/\0';
+
+/**
+ * The header: every segment before the first scan, read once. The size is the frame header's, the
+ * only size libjpeg allocates from. Refused: a second SOFn before the first scan (libjpeg: "Invalid
+ * JPEG file structure: two SOF markers"), a height of 0 (set later by a DNL marker, which libjpeg
+ * does not support), a sample precision other than 8, component counts other than 1, 3 or 4, and
+ * sampling factors outside 1..4. The first APP1 Exif block gives the orientation; APP2
+ * `ICC_PROFILE` slices make the profile (only when complete and consistent, as libjpeg's
+ * read_icc_profile); the first APP1 XMP packet is noted.
+ */
+export function readJpegHeader(bytes: Uint8Array): JpegHeader {
   let frame: Omit<JpegFrame, 'adobeTransform' | 'multiScan'> | null = null;
   let adobeTransform: number | null = null;
+  let firstScan = -1;
   let firstScanComponents = 0;
+  let exif: Uint8Array | null = null;
+  let xmp: Uint8Array | null = null;
+  const icc = new IccSlices();
   for (const segment of jpegSegments(bytes)) {
-    if (isStartOfFrame(segment.marker)) {
+    const { marker, payload, end } = segment;
+    const inSegment = bytes.subarray(0, end);
+    if (isStartOfFrame(marker)) {
       if (frame) throw damaged('jpeg: a second SOF marker');
       frame = readFrameHeader(bytes, segment);
     }
     // As libjpeg (jdmarker.c): every APP14 of at least 12 bytes that starts with "Adobe"; the last one counts.
-    if (segment.marker === APP14 && segment.end - segment.payload >= 12 && startsWith(bytes, segment.payload, 'Adobe')) {
-      adobeTransform = bytes[segment.payload + 11];
-    }
-    if (segment.marker === SOS && segment.end > segment.payload) firstScanComponents = bytes[segment.payload];
-    if (segment.marker === SOS || segment.marker === EOI) break;
+    if (marker === APP14 && end - payload >= 12 && startsWith(bytes, payload, 'Adobe')) adobeTransform = bytes[payload + 11];
+    if (marker === APP1 && !exif && startsWith(inSegment, payload, EXIF_HEADER)) exif = bytes.subarray(payload + EXIF_HEADER.length, end);
+    if (marker === APP1 && !xmp && startsWith(inSegment, payload, XMP_MARKER)) xmp = bytes.subarray(payload + XMP_MARKER.length, end);
+    if (marker === APP2 && startsWith(inSegment, payload, ICC_MARKER)) icc.add(bytes, segment);
+    if (marker === SOS || marker === EOI) firstScan = segment.start;
+    if (marker === SOS && end > payload) firstScanComponents = bytes[payload];
+    if (marker === SOS || marker === EOI) break;
   }
   if (!frame) throw damaged('jpeg: no SOF before the scan data');
-  return { ...frame, multiScan: frame.progressive || firstScanComponents < frame.components, adobeTransform };
+  const profile = icc.profile();
+  return {
+    format: 'jpeg',
+    width: frame.width,
+    height: frame.height,
+    orientation: exifOrientation(exif),
+    colour: profile ? [{ kind: 'icc', bytes: profile }] : [],
+    alpha: false,
+    bitDepth: 8,
+    exif,
+    xmp,
+    frame: { ...frame, multiScan: frame.progressive || firstScanComponents < frame.components, adobeTransform },
+    firstScan: firstScan < 0 ? bytes.length : firstScan,
+  };
+}
+
+/** APP2 `ICC_PROFILE\0` segments: sequence number (1-based) and count, then a slice of the profile. */
+class IccSlices {
+  private readonly slices = new Map<number, Uint8Array>();
+  private count = 0;
+  private broken = false;
+
+  add(bytes: Uint8Array, segment: JpegSegment): void {
+    if (segment.end - segment.payload < 14) {
+      this.broken = true;
+      return;
+    }
+    const sequence = bytes[segment.payload + 12];
+    const total = bytes[segment.payload + 13];
+    // libjpeg's read_icc_profile also gives up on inconsistent counts and duplicate numbers.
+    if (total === 0 || (this.count !== 0 && total !== this.count) || sequence === 0 || sequence > total || this.slices.has(sequence)) this.broken = true;
+    this.count = total;
+    this.slices.set(sequence, bytes.subarray(segment.payload + 14, segment.end));
+  }
+
+  profile(): Uint8Array | null {
+    if (this.broken || this.count === 0 || this.slices.size !== this.count) return null;
+    return concat(Array.from({ length: this.count }, (_, i) => this.slices.get(i + 1)!));
+  }
 }
 
 function readFrameHeader(bytes: Uint8Array, sof: JpegSegment): Omit<JpegFrame, 'adobeTransform' | 'multiScan'> {
@@ -174,20 +229,17 @@ function readFrameHeader(bytes: Uint8Array, sof: JpegSegment): Omit<JpegFrame, '
 }
 
 /**
- * A frame header, scan data and the EOI marker after it. mozjpeg fills a truncated scan with
- * grey and reports success, so a cut-off upload would otherwise come back as a "good" image.
+ * The container checks after the header: scan data and the EOI marker after it, and no second
+ * frame header between the scans. mozjpeg fills a truncated scan with grey and reports success, so
+ * a cut-off upload would otherwise come back as a "good" image. The walk goes on from the first scan.
  */
-export function verifyJpegStructure(bytes: Uint8Array): void {
-  let sawFrame = false;
+export function verifyJpegStructure(bytes: Uint8Array, header: JpegHeader): void {
   let sawScanData = false;
-  for (const segment of jpegSegments(bytes)) {
-    if (isStartOfFrame(segment.marker)) {
-      if (sawFrame) throw damaged('jpeg: a second SOF marker'); // libjpeg refuses it, also between scans
-      sawFrame = true;
-    }
+  for (const segment of jpegSegments(bytes, header.firstScan)) {
+    if (isStartOfFrame(segment.marker)) throw damaged('jpeg: a second SOF marker'); // libjpeg refuses it, also between scans
     if (segment.marker === ENTROPY) sawScanData = true;
     if (segment.marker === EOI) {
-      if (!sawFrame || !sawScanData) throw damaged('jpeg: EOI before any image data');
+      if (!sawScanData) throw damaged('jpeg: EOI before any image data');
       return;
     }
   }

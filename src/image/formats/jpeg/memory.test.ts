@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { corpus, fixture, fixtureList, referenceJpegEncode } from '../../../../test/support/image-testing';
-import { readJpegFrame } from './header';
-import { collectFrame, type Band, type RowSource } from '../../stages/rows';
-import { encodeJpeg, openJpegDecode, type JpegEncodeStats } from './libjpeg';
+import { openDecode } from '../../../../test/support/formats';
+import { readJpegHeader } from './header';
+import { type Band, type RowSource } from '../../stages/rows';
+import { openJpegDecode } from './decode';
+import { encodeJpeg, type JpegEncodeStats } from './encode';
 import { decoderLibjpegBytes, encoderLibjpegBytes, jpegDecodeWasmBytes, jpegEncodeWasmBytes } from './memory';
+import { collectFrame } from '../../../../test/support/row-sources';
 
 const MiB = 1024 * 1024;
 
 /** Decodes every band and returns the WebAssembly memory and libjpeg's peak at the end. */
 async function decodeMemory(bytes: Uint8Array, shrink = 1): Promise<{ wasm: number; libjpeg: number }> {
-  const source = await openJpegDecode(bytes, { shrink, region: null });
+  const source = await openJpegDecode(bytes, readJpegHeader(bytes).frame, { shrink, region: null });
   let band: Band | null = null;
   let measured = { wasm: 0, libjpeg: 0 };
   do {
@@ -53,7 +56,7 @@ describe('libjpeg memory: bands, not frames', () => {
   it('decodes the 12 and 24 MP photos in 1 MiB of WebAssembly memory at every scale (a frame would be 48 and 96 MB)', async () => {
     for (const path of ['photos/photo-12mp.jpg', 'photos/photo-24mp.jpg']) {
       const bytes = await corpus(path);
-      const frame = readJpegFrame(bytes);
+      const frame = readJpegHeader(bytes).frame;
       for (const shrink of [1, 2, 4, 8]) {
         const { wasm } = await decodeMemory(bytes, shrink);
         expect(wasm, `${path} 1/${shrink}`).toBeLessThanOrEqual(jpegDecodeWasmBytes(frame, shrink));
@@ -63,9 +66,9 @@ describe('libjpeg memory: bands, not frames', () => {
   }, 60_000);
 
   it('decodes a progressive 12 MP photo in its coefficient buffer (3 bytes a pixel) and little more', async () => {
-    const photo = await collectFrame(await openJpegDecode(await corpus('photos/photo-12mp.jpg'), { shrink: 1, region: null }));
+    const photo = await collectFrame(await openDecode(await corpus('photos/photo-12mp.jpg')));
     const bytes = await referenceJpegEncode(photo, 90, true);
-    const frame = readJpegFrame(bytes);
+    const frame = readJpegHeader(bytes).frame;
     expect(frame.progressive).toBe(true);
     for (const shrink of [1, 8]) {
       const { wasm, libjpeg } = await decodeMemory(bytes, shrink);
@@ -95,7 +98,7 @@ describe('libjpeg memory formulas: upper bounds of what libjpeg takes', () => {
     for (const folder of ['jpeg', 'cmyk']) for (const path of await fixtureList(folder)) files.push([path, await fixture(path)]);
     for (const path of ['photos/photo-1mp.jpg', 'jpeg/camera/DSCN0010.jpg', 'jpeg/orientation/portrait_6.jpg']) files.push([path, await corpus(path)]);
     for (const [path, bytes] of files) {
-      const frame = readJpegFrame(bytes);
+      const frame = readJpegHeader(bytes).frame;
       for (const shrink of [1, 2, 4, 8]) {
         const { wasm, libjpeg } = await decodeMemory(bytes, shrink);
         expect(libjpeg, `${path} 1/${shrink}`).toBeLessThanOrEqual(decoderLibjpegBytes(frame, shrink));

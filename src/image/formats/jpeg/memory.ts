@@ -126,3 +126,11 @@ export function jpegDecodeWasmBytes(frame: JpegFrame, shrink: number): number {
 export function jpegEncodeWasmBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean): number {
   return wasmBytes(encoderLibjpegBytes(width, height, components, optimizeHuffman) + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
 }
+
+/**
+ * Most bytes a file can have: white noise (the least compressible picture) measured at each
+ * quality; photos come out several times smaller.
+ */
+export function jpegResultBytes(pixels: number, quality: number): number {
+  return (quality <= 80 ? 0.8 : quality <= 90 ? 1.75 : 3) * pixels + 256 * 1024;
+}

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EXIF_HEADER, orientationOnlyExif, readOrientation } from '../../exif';
-import { readDimensions } from '../index';
+import { EXIF_HEADER, orientationOnlyExif } from '../../exif';
 import { jpegSegments } from './header';
 import { corpus, decodeJpeg, expectAppError, JPEGS, mutated, prefixLengths, resultOrAppError, sameBytes } from '../../../../test/support/image-testing';
-import { stripJpeg } from './strip';
+import { readOrientation, stripped, readDimensions } from '../../../../test/support/formats';
 
 function latin1(bytes: Uint8Array): string {
   let text = '';
@@ -36,7 +35,7 @@ describe('stripJpeg', () => {
   it('removes EXIF, XMP, ICC, IPTC and comments from the corpus JPEGs, keeping JFIF and Adobe', async () => {
     for (const path of strippable) {
       const input = await corpus(path);
-      const output = stripJpeg(input);
+      const output = stripped('jpeg', input);
       const orientation = readOrientation('jpeg', input);
       const segments = header(output);
       const app = segments.filter((s) => (s.marker >= 0xe0 && s.marker <= 0xef) || s.marker === 0xfe);
@@ -63,11 +62,11 @@ describe('stripJpeg', () => {
       if (path.endsWith('corrupted.jpg')) {
         // Its scan is damaged: refused as damaged before and after the strip alike.
         await expect(decodeJpeg(input)).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
-        await expect(decodeJpeg(stripJpeg(input))).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+        await expect(decodeJpeg(stripped('jpeg', input))).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
         continue;
       }
       const before = await decodeJpeg(input);
-      const after = await decodeJpeg(stripJpeg(input));
+      const after = await decodeJpeg(stripped('jpeg', input));
       expect([after.width, after.height], path).toEqual([before.width, before.height]);
       expect(sameBytes(after.data, before.data), `${path}: pixels differ`).toBe(true);
     }
@@ -75,7 +74,7 @@ describe('stripJpeg', () => {
 
   it('keeps a non-1 orientation as one minimal APP1 right after SOI/APP0', async () => {
     for (const n of [2, 3, 4, 5, 6, 7, 8] as const) {
-      const output = stripJpeg(await corpus(`jpeg/orientation/portrait_${n}.jpg`));
+      const output = stripped('jpeg', await corpus(`jpeg/orientation/portrait_${n}.jpg`));
       const segments = header(output);
       expect(segments[0].marker).toBe(0xe0);
       expect(segments[1]).toEqual({ marker: 0xe1, tag: latin1(new Uint8Array([...EXIF_HEADER, ...orientationOnlyExif(n).subarray(0, 8)])) });
@@ -90,7 +89,7 @@ describe('stripJpeg', () => {
     expect(at).toBeGreaterThan(0);
     rotated[at + 8] = 6;
     expect(readOrientation('jpeg', rotated)).toBe(6);
-    const output = stripJpeg(rotated);
+    const output = stripped('jpeg', rotated);
     expect(header(output).map((s) => s.marker)).toEqual([0xe1, 0xee, 0xdb, 0xc0, 0xc4]);
     expect(readOrientation('jpeg', output)).toBe(6);
   });
@@ -112,14 +111,14 @@ describe('stripJpeg', () => {
       ...adobe, ...seg(0xef, 'vendor'), ...dqt, ...sof, ...sos, ...data, 0xff, 0xd9, ...[1, 2, 3, 0xff, 0xe1],
     ]);
     const expected = new Uint8Array([0xff, 0xd8, ...jfif, ...adobe, ...dqt, ...sof, ...sos, ...data, 0xff, 0xd9]);
-    expect(stripJpeg(input)).toEqual(expected);
-    expect(stripJpeg(expected)).toEqual(expected);
+    expect(stripped('jpeg', input)).toEqual(expected);
+    expect(stripped('jpeg', expected)).toEqual(expected);
   });
 
   it('is idempotent on the corpus', async () => {
     for (const path of ['jpeg/camera/BlueSquare.jpg', 'jpeg/orientation/landscape_5.jpg', 'avif/fox.jpg']) {
-      const once = stripJpeg(await corpus(path));
-      expect(stripJpeg(once), path).toEqual(once);
+      const once = stripped('jpeg', await corpus(path));
+      expect(stripped('jpeg', once), path).toEqual(once);
     }
   });
 
@@ -127,7 +126,7 @@ describe('stripJpeg', () => {
     for (const path of ['photos/photo-12mp.jpg', 'photos/photo-24mp.jpg']) {
       const input = await corpus(path);
       const started = Date.now();
-      const output = stripJpeg(input);
+      const output = stripped('jpeg', input);
       expect(Date.now() - started, path).toBeLessThan(1000);
       expect(header(output).map((s) => s.marker), path).toEqual([0xe0, 0xdb, 0xdb, 0xc0, 0xc4, 0xc4, 0xc4, 0xc4]);
       expect(sameBytes(scans(output), scans(input)), path).toBe(true);
@@ -135,16 +134,16 @@ describe('stripJpeg', () => {
   });
 
   it('rejects damaged containers with UNSUPPORTED_FORMAT and never anything else', async () => {
-    expectAppError(() => stripJpeg(new Uint8Array([0xff, 0xd8, 0xff, 0xd9])), 'UNSUPPORTED_FORMAT');
-    expectAppError(() => stripJpeg(new Uint8Array([0x89, 0x50, 0x4e, 0x47])), 'UNSUPPORTED_FORMAT');
+    expectAppError(() => stripped('jpeg', new Uint8Array([0xff, 0xd8, 0xff, 0xd9])), 'UNSUPPORTED_FORMAT');
+    expectAppError(() => stripped('jpeg', new Uint8Array([0x89, 0x50, 0x4e, 0x47])), 'UNSUPPORTED_FORMAT');
     const input = await corpus('jpeg/camera/Canon_40D.jpg');
     for (const n of prefixLengths(input.length, 0, 200)) {
-      const output = resultOrAppError(() => stripJpeg(input.subarray(0, n)));
+      const output = resultOrAppError(() => stripped('jpeg', input.subarray(0, n)));
       if (output) expect(readDimensions('jpeg', output)).toEqual({ width: 100, height: 68 });
     }
     fc.assert(
       fc.property(mutated(input, 6000), (bytes) => {
-        const output = resultOrAppError(() => stripJpeg(bytes));
+        const output = resultOrAppError(() => stripped('jpeg', bytes));
         if (output) expect(output[0] === 0xff && output[1] === 0xd8).toBe(true);
       }),
       { numRuns: 300 },

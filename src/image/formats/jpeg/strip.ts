@@ -1,6 +1,6 @@
 import { concat, damaged, startsWith } from '../../bytes';
-import { EXIF_HEADER, orientationOnlyExif, readOrientation, type Orientation } from '../../exif';
-import { ENTROPY, jpegSegments, readJpegDimensions, type JpegSegment } from './header';
+import { EXIF_HEADER, orientationOnlyExif, type Orientation } from '../../exif';
+import { ENTROPY, jpegSegments, type JpegHeader, type JpegSegment } from './header';
 
 const APP0 = 0xe0;
 const APP1 = 0xe1;
@@ -13,9 +13,7 @@ const COM = 0xfe;
  * every frame, table and scan segment; scan data is copied byte for byte. A non-1 EXIF orientation
  * is kept as a single minimal APP1 after SOI/APP0, so the image still displays upright.
  */
-export function stripJpeg(bytes: Uint8Array): Uint8Array {
-  readJpegDimensions(bytes); // a frame header before the first scan, or `damaged`
-  const orientation = readOrientation('jpeg', bytes);
+export function stripJpeg(bytes: Uint8Array, { orientation }: JpegHeader): Uint8Array {
   const parts: Uint8Array[] = [bytes.subarray(0, 2)];
   let orientationPending = orientation !== 1;
   let sawScanData = false;

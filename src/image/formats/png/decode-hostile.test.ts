@@ -4,7 +4,7 @@ import {
   expectedRgba, hashedSamples, headerChunks, idatChunks, pngFromZlib, scanlines, zlibDeflate, zlibWithZeros, type PngSpec,
 } from '../../../../test/support/png-builder';
 import { concat } from '../../bytes';
-import { pngChunk } from './header';
+import { pngChunk, readPngHeader } from './header';
 import { openPng } from './decode';
 import { damage, decodePng } from '../../../../test/support/png-testing';
 
@@ -16,7 +16,7 @@ describe('PNG decoder: damaged and hostile image data', () => {
     const bomb = pngFromZlib({ ...SPEC, idatBytes: 1 << 24 }, zlibWithZeros(scanlines(SPEC), 10e9));
     expect(bomb.length).toBeGreaterThan(60e6);
     const started = performance.now();
-    const source = await openPng(bomb, { shrink: 1, region: null });
+    const source = await openPng(bomb, readPngHeader(bomb), { shrink: 1, region: null });
     const data = new Uint8Array(64 * 64 * 4);
     for (let band = await source.read(); band; band = await source.read()) data.set(band.data, band.y * 64 * 4);
     const ms = performance.now() - started;
@@ -83,7 +83,7 @@ describe('PNG decoder: damaged and hostile image data', () => {
       const zlib = await zlibDeflate(scanlines(spec));
       for (const interlaced of [false, true]) {
         const input = pngFromZlib({ ...spec, interlaced }, interlaced ? await zlibDeflate(scanlines({ ...spec, interlaced })) : zlib);
-        const early = await openPng(input, { shrink: 1, region: null });
+        const early = await openPng(input, readPngHeader(input), { shrink: 1, region: null });
         await early.read();
         early.close();
         const top = await decodePng(input, { x: 0, y: 0, width: 300, height: 20 });

@@ -4,9 +4,9 @@ import { buildPng, expectedRgba, hashedSamples, type PngSpec } from '../../../..
 import { referenceDecode } from '../../../../test/workers/images';
 import type { Region } from '../../operations';
 import { damage, decodePng } from '../../../../test/support/png-testing';
-import { pngDecoder } from './decode';
+import { readPngHeader } from './header';
 import { pngDecodeHeldBytes } from './memory';
-import { readPngStructure } from './structure';
+import { openDecode } from '../../../../test/support/formats';
 
 const DEPTHS: Record<PngSpec['colourType'], PngSpec['bitDepth'][]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
 
@@ -73,7 +73,7 @@ describe('PNG decoder: generated files of every colour type, bit depth and inter
 
   it('reports alpha for colour types with alpha and any tRNS, grey for types 0 and 4', async () => {
     for (const spec of specs(4, 4, false)) {
-      const source = await pngDecoder.open(await buildPng(spec), { shrink: 1, region: null });
+      const source = await openDecode(await buildPng(spec), { shrink: 1, region: null });
       expect(source.alpha, describeSpec(spec)).toBe(spec.colourType === 4 || spec.colourType === 6 || spec.transparency !== undefined);
       expect(source.grey, describeSpec(spec)).toBe(spec.colourType === 0 || spec.colourType === 4);
       expect(source.model).toBe('rgba');
@@ -119,8 +119,8 @@ describe('PNG decoder: generated files of every colour type, bit depth and inter
     for (const spec of [...specs(301, 40, false), ...specs(301, 40, true)]) {
       const input = await buildPng(spec);
       const { heldBytes } = await decodePng(input);
-      const structure = readPngStructure(input);
-      expect(heldBytes, describeSpec(spec)).toBeLessThanOrEqual(pngDecodeHeldBytes(structure, structure.width));
+      const header = readPngHeader(input);
+      expect(heldBytes, describeSpec(spec)).toBeLessThanOrEqual(pngDecodeHeldBytes(header, header.width));
     }
   });
 });

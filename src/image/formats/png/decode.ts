@@ -1,9 +1,10 @@
 import { damaged } from '../../bytes';
 import type { Region } from '../../operations';
-import type { Band, DecodeOptions, RowDecoder, RowSource } from '../../stages/rows';
+import type { Band, DecodeOptions, RowSource } from '../../stages/rows';
 import { rowExpander } from './expand';
+import { pngChunks, type PngHeader } from './header';
 import { InflatedStream } from './inflate';
-import { bitsPerPixel, GREY, GREY_ALPHA, passes, readPngStructure, RGBA, rowBytes, type Pass, type PngStructure } from './structure';
+import { bitsPerPixel, GREY, GREY_ALPHA, PALETTE, passes, RGBA, rowBytes, type Pass } from './structure';
 import { unfilterRow } from './unfilter';
 
 /*
@@ -18,21 +19,30 @@ import { unfilterRow } from './unfilter';
 
 export const PNG_BAND_ROWS = 16;
 
-export const pngDecoder: RowDecoder = {
-  shrinkFactors: [1],
-  open: (input, options) => openPng(input, options),
-};
-
-/** `pngDecoder.open` with a chosen band height (tests show it changes nothing but the bands). */
-export async function openPng(input: Uint8Array, options: DecodeOptions, bandRows = PNG_BAND_ROWS): Promise<RowSource> {
+/** Opens a band decode of the image (or `options.region` of it), in bands of `bandRows` (tests show it changes nothing but the bands). */
+export async function openPng(input: Uint8Array, png: PngHeader, options: DecodeOptions, bandRows = PNG_BAND_ROWS): Promise<RowSource> {
   if (options.shrink !== 1) throw new Error(`png: shrink ${options.shrink} is not supported`);
-  const png = readPngStructure(input);
+  if (png.colourType === PALETTE) {
+    if (png.palette === null) throw damaged('png: palette image without PLTE');
+    if (png.palette.length === 0 || png.palette.length % 3 !== 0 || png.palette.length > 768) throw damaged(`png: PLTE of ${png.palette.length} bytes`);
+  }
+  const imageData = () => idatPayloads(input, png.imageData);
+  if (imageData().next().done) throw damaged('png: no image data');
   const region = options.region ?? { x: 0, y: 0, width: png.width, height: png.height };
   checkRegion(region, png);
-  return new PngRows(png, region, bandRows);
+  return new PngRows(png, imageData, region, bandRows);
 }
 
-function checkRegion(region: Region, png: PngStructure): void {
+/** The data of the run of consecutive IDAT chunks from `first` (APNG's fdAT are frames after it), empty ones skipped. */
+function* idatPayloads(bytes: Uint8Array, first: number): Generator<Uint8Array> {
+  if (first < 0) return;
+  for (const chunk of pngChunks(bytes, first)) {
+    if (chunk.type !== 'IDAT') return;
+    if (chunk.length > 0) yield bytes.subarray(chunk.data, chunk.data + chunk.length);
+  }
+}
+
+function checkRegion(region: Region, png: PngHeader): void {
   const { x, y, width, height } = region;
   const inside = [x, y, width, height].every(Number.isInteger) && x >= 0 && y >= 0 && width > 0 && height > 0;
   if (!inside || x + width > png.width || y + height > png.height) {
@@ -49,7 +59,8 @@ class PassRows {
   private readonly bpp: number;
 
   constructor(
-    private readonly png: PngStructure,
+    private readonly png: PngHeader,
+    private readonly imageData: () => Iterator<Uint8Array>,
     readonly pass: Pass,
   ) {
     this.row = new Uint8Array(1 + rowBytes(png, pass.width));
@@ -60,7 +71,7 @@ class PassRows {
   /** The pass's next row, unfiltered, its filter byte at 0; valid until the next call. */
   async next(): Promise<Uint8Array> {
     if (this.stream === null) {
-      this.stream = new InflatedStream(this.png.imageData);
+      this.stream = new InflatedStream(this.imageData);
       if (!(await this.stream.skip(this.pass.offset))) throw rowsMissing();
     }
     [this.row, this.prior] = [this.prior, this.row];
@@ -98,7 +109,8 @@ class PngRows implements RowSource {
   private closed = false;
 
   constructor(
-    png: PngStructure,
+    png: PngHeader,
+    imageData: () => Iterator<Uint8Array>,
     private readonly region: Region,
     private readonly bandRows: number,
   ) {
@@ -108,7 +120,7 @@ class PngRows implements RowSource {
     this.grey = png.colourType === GREY || png.colourType === GREY_ALPHA;
     this.passes = passes(png)
       .filter((pass) => pass.width > 0 && pass.height > 0)
-      .map((pass) => new PassRows(png, pass));
+      .map((pass) => new PassRows(png, imageData, pass));
     this.expand = rowExpander(png);
     this.band = new Uint8Array(Math.min(bandRows, region.height) * region.width * 4);
     this.words = new Int32Array(this.band.buffer);

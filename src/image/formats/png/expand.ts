@@ -1,4 +1,5 @@
-import { GREY, GREY_ALPHA, PALETTE, RGB, RGBA, type PngStructure } from './structure';
+import type { PngHeader } from './header';
+import { GREY, GREY_ALPHA, PALETTE, RGB, RGBA } from './structure';
 
 /**
  * Writes pixels first..first+count-1 of an unfiltered row (filter byte at 0) as RGBA words to
@@ -16,7 +17,7 @@ const word = (r: number, g: number, b: number, a: number) => r | (g << 8) | (b <
  * palette is opaque black, as libpng's zero-filled 256-entry palette gives), and a grey or RGB
  * pixel equal to the tRNS key (compared at the file's bit depth) gets alpha 0.
  */
-export function rowExpander(png: Pick<PngStructure, 'colourType' | 'bitDepth' | 'palette' | 'transparency'>): ExpandRow {
+export function rowExpander(png: Pick<PngHeader, 'colourType' | 'bitDepth' | 'palette' | 'transparency'>): ExpandRow {
   const { colourType, bitDepth, transparency } = png;
   const key = transparency && 'key' in transparency ? transparency.key : null;
   if (colourType === PALETTE) return lookup(bitDepth, paletteWords(png.palette!, transparency && 'paletteAlphas' in transparency ? transparency.paletteAlphas : null));

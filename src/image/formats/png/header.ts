@@ -1,7 +1,11 @@
 import { damaged, fourCC, need, u32be, startsWith } from '../../bytes';
-import { PNG_SIGNATURE } from '../../sniff';
+import { exifOrientation, tiffBlock } from '../../exif';
+import type { ColourDescription, ImageHeader } from '../../header';
 import type { Dimensions } from '../../types';
 import { CRC_START, crcUpdate, crcValue } from './crc';
+import { GREY, PALETTE, RGB } from './structure';
+
+export const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 
 export interface PngChunk {
   type: string;
@@ -19,9 +23,9 @@ export interface PngChunk {
  * Walks the chunks after the signature until IEND (yielded) or the end of the bytes. A chunk whose
  * length runs past the end throws `damaged`; CRCs are not checked here.
  */
-export function* pngChunks(bytes: Uint8Array): Generator<PngChunk> {
+export function* pngChunks(bytes: Uint8Array, from: number = PNG_SIGNATURE.length): Generator<PngChunk> {
   if (!startsWith(bytes, 0, PNG_SIGNATURE)) throw damaged('png: bad signature');
-  let at: number = PNG_SIGNATURE.length;
+  let at = from;
   while (at < bytes.length) {
     const length = u32be(bytes, at);
     const type = fourCC(bytes, at + 4);
@@ -43,8 +47,76 @@ const BIT_DEPTHS: Record<number, readonly number[]> = {
   6: [8, 16],
 };
 
-/** Width and height from IHDR, which must be the first chunk, with its fields and CRC checked. */
-export function readPngDimensions(bytes: Uint8Array): Dimensions {
+export interface PngHeader extends ImageHeader {
+  colourType: number;
+  interlaced: boolean;
+  /** PLTE (RGB triples) of a palette image, as found; the decoder refuses one that is missing or the wrong size. */
+  palette: Uint8Array | null;
+  /**
+   * A usable tRNS: alphas of the first palette entries (type 3), or the one transparent sample
+   * value per channel at the file's bit depth (types 0 and 2). Null when absent or ignored.
+   */
+  transparency: { paletteAlphas: Uint8Array } | { key: number[] } | null;
+  /** Offset of the first IDAT chunk (the default image is the run of IDAT chunks from there), -1 without one. */
+  imageData: number;
+}
+
+/**
+ * The header: IHDR, which must be the first chunk, with its fields and CRC checked, then the chunks
+ * as far as they are sound (the container checks report damage after the pixel limit): PLTE and
+ * tRNS, cICP and iCCP before the image data, the first eXIf and the XMP packet (iTXt
+ * "XML:com.adobe.xmp", uncompressed). Ancillary chunks that break the rules are ignored as libpng
+ * ignores them (a tRNS of the wrong length, before a needed PLTE, or on a type with alpha).
+ */
+export function readPngHeader(bytes: Uint8Array): PngHeader {
+  const { width, height, bitDepth, colourType, interlaced } = readIhdr(bytes);
+  let palette: Uint8Array | null = null;
+  let tRNS: Uint8Array | null = null;
+  let tRNSSeen = false;
+  let cicp: ColourDescription | null | undefined;
+  let iccp: ColourDescription | null | undefined;
+  let exif: Uint8Array | null = null;
+  let xmp: Uint8Array | null = null;
+  let imageData = -1;
+  try {
+    for (const chunk of pngChunks(bytes)) {
+      const data = bytes.subarray(chunk.data, chunk.data + chunk.length);
+      const beforeImage = imageData < 0;
+      if (chunk.type === 'IDAT' && beforeImage) imageData = chunk.start;
+      if (chunk.type === 'PLTE' && beforeImage && palette === null) palette = data;
+      if (chunk.type === 'PLTE' || chunk.type === 'IDAT') cicp ??= null; // cICP must come before both
+      // libpng: tRNS for a palette image must follow PLTE ("out of place" otherwise, and ignored).
+      if (chunk.type === 'tRNS' && beforeImage) {
+        tRNSSeen = true;
+        if (tRNS === null && (colourType !== PALETTE || palette !== null)) tRNS = data;
+      }
+      if (chunk.type === 'cICP' && cicp === undefined) cicp = readCicp(data);
+      if (chunk.type === 'iCCP' && beforeImage && iccp === undefined) iccp = compressedProfile(data);
+      if (chunk.type === 'eXIf' && exif === null) exif = tiffBlock(data);
+      if (chunk.type === 'iTXt' && xmp === null) xmp = xmpPacket(data);
+    }
+  } catch {
+    // Damage further on is the container checks' to report.
+  }
+  return {
+    format: 'png',
+    width,
+    height,
+    orientation: exifOrientation(exif),
+    colour: [cicp, iccp].filter((description): description is ColourDescription => !!description),
+    alpha: colourType === 4 || colourType === 6 || tRNSSeen,
+    bitDepth,
+    exif,
+    xmp,
+    colourType,
+    interlaced,
+    palette: colourType === PALETTE ? palette : null,
+    transparency: tRNS && readTransparency(tRNS, colourType, palette),
+    imageData,
+  };
+}
+
+function readIhdr(bytes: Uint8Array) {
   const first = pngChunks(bytes).next();
   if (first.done || first.value.type !== 'IHDR' || first.value.length !== 13) {
     throw damaged('png: IHDR is not the first chunk');
@@ -52,15 +124,48 @@ export function readPngDimensions(bytes: Uint8Array): Dimensions {
   const at = first.value.data;
   const width = u32be(bytes, at);
   const height = u32be(bytes, at + 4);
-  const [depth, colourType, compression, filter, interlace] = bytes.subarray(at + 8, at + 13);
+  const [bitDepth, colourType, compression, filter, interlace] = bytes.subarray(at + 8, at + 13);
   if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) {
     throw damaged(`png: IHDR size ${width}x${height}`);
   }
-  if (!BIT_DEPTHS[colourType]?.includes(depth) || compression !== 0 || filter !== 0 || interlace > 1) {
-    throw damaged(`png: IHDR fields depth=${depth} colour=${colourType} ${compression}/${filter}/${interlace}`);
+  if (!BIT_DEPTHS[colourType]?.includes(bitDepth) || compression !== 0 || filter !== 0 || interlace > 1) {
+    throw damaged(`png: IHDR fields depth=${bitDepth} colour=${colourType} ${compression}/${filter}/${interlace}`);
   }
   if (crc32(bytes.subarray(at - 4, at + 13)) !== u32be(bytes, at + 13)) throw damaged('png: IHDR CRC');
-  return { width, height };
+  return { width, height, bitDepth, colourType, interlaced: interlace === 1 };
+}
+
+/** PNG 3rd edition: `cICP` of 4 bytes; one with a matrix other than 0 (RGB) is invalid and ignored, as libpng does. */
+function readCicp(data: Uint8Array): ColourDescription | null {
+  if (data.length !== 4 || data[2] !== 0) return null;
+  return { kind: 'cicp', primaries: data[0], transfer: data[1] };
+}
+
+/** `iCCP`: name (1-79 bytes), NUL, compression method 0, then the zlib stream. */
+function compressedProfile(data: Uint8Array): ColourDescription | null {
+  const nul = data.indexOf(0);
+  if (nul < 1 || nul > 79 || data[nul + 1] !== 0) return null;
+  return { kind: 'icc-deflated', bytes: data.subarray(nul + 2) };
+}
+
+const XMP_KEYWORD = 'XML:com.adobe.xmp\0';
+
+/** iTXt: keyword, NUL, compression flag and method, language tag, NUL, translated keyword, NUL, text. */
+function xmpPacket(data: Uint8Array): Uint8Array | null {
+  if (!startsWith(data, 0, XMP_KEYWORD) || data[XMP_KEYWORD.length] !== 0) return null;
+  const language = data.indexOf(0, XMP_KEYWORD.length + 2);
+  const translated = language < 0 ? -1 : data.indexOf(0, language + 1);
+  return translated < 0 ? null : data.subarray(translated + 1);
+}
+
+function readTransparency(data: Uint8Array, colourType: number, palette: Uint8Array | null): PngHeader['transparency'] {
+  if (colourType === PALETTE) {
+    const entries = (palette?.length ?? 0) / 3;
+    return data.length === 0 || data.length > entries ? null : { paletteAlphas: data };
+  }
+  if (colourType === GREY && data.length === 2) return { key: [(data[0] << 8) | data[1]] };
+  if (colourType === RGB && data.length === 6) return { key: [0, 2, 4].map((at) => (data[at] << 8) | data[at + 1]) };
+  return null;
 }
 
 /** CRC-32 as PNG computes it (over chunk type and data). */
@@ -75,8 +180,7 @@ export function crc32(data: Uint8Array): number {
  * image is the first frame) must be exactly that size: the decoder decodes only the default image,
  * but sizes it from that fcTL.
  */
-export function verifyPngChunks(bytes: Uint8Array): void {
-  const image = readPngDimensions(bytes);
+export function verifyPngChunks(bytes: Uint8Array, image: Dimensions): void {
   let sawImageData = false;
   let sawEnd = false;
   for (const chunk of pngChunks(bytes)) {
@@ -113,17 +217,4 @@ export function pngChunk(type: string, data: ArrayLike<number> = []): Uint8Array
   chunk.set(data, 8);
   view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
   return chunk;
-}
-
-/** Colour types with alpha (4, 6), or a tRNS chunk before the image data. */
-export function pngMayHaveAlpha(bytes: Uint8Array): boolean {
-  for (const chunk of pngChunks(bytes)) {
-    if (chunk.type === 'IHDR') {
-      const colourType = bytes[chunk.data + 9];
-      if (colourType === 4 || colourType === 6) return true;
-    }
-    if (chunk.type === 'tRNS') return true;
-    if (chunk.type === 'IDAT') return false;
-  }
-  return false;
 }

@@ -15,8 +15,6 @@ import { damaged } from '../../bytes';
 export const PIECE_BYTES = 2048;
 /** Largest inflated bytes one read returns (workerd fills a BYOB read's whole view when it can). */
 export const READ_BYTES = 64 * 1024;
-/** Most bytes one write can make workerd buffer: a piece of a stream of zeros (deflate's 1032:1). */
-export const INFLATE_BUFFER_BOUND = PIECE_BYTES * 1032;
 
 type Settled = { ok: true; done: boolean; value: Uint8Array | undefined } | { ok: false; error: unknown };
 
@@ -46,23 +44,25 @@ export class InflatedStream {
   private received = 0;
   private discard = 0;
 
-  /** Compressed bytes written, and the input position they correspond to. */
+  /** Compressed bytes written, and where the input stands: the part being read and the offset in it. */
   private fed = 0;
-  private part = 0;
+  private parts!: Iterator<Uint8Array>;
+  private part: Uint8Array = EMPTY;
   private partAt = 0;
+  private inputEnded = false;
   private lastWrite = { from: 0, to: 0 };
   /** After a restart: the failed write's bytes, written one at a time. */
   private oneByteFrom = 0;
   private oneByteUntil = 0;
-  private readonly inputBytes: number;
   private restarted = false;
   private joined: Uint8Array | null = null;
 
+  /** `input` gives the compressed bytes in parts (a PNG's IDAT chunks), afresh on each call. */
   constructor(
-    private readonly data: readonly Uint8Array[],
+    private readonly input: () => Iterator<Uint8Array>,
     private readonly pieceBytes = PIECE_BYTES,
   ) {
-    this.inputBytes = data.reduce((sum, part) => sum + part.length, 0);
+    this.rewind();
     this.open();
   }
 
@@ -174,7 +174,7 @@ export class InflatedStream {
       }
       // The read waits: the inflater has nothing buffered, so it may take the next piece.
       if (this.writeFailed) await this.pending;
-      else if (this.fed < this.inputBytes) await this.writePiece();
+      else if (!this.inputEnded) await this.writePiece();
       else if (!this.writerClosed) await this.closeWriter();
       else await this.pending;
     }
@@ -194,34 +194,38 @@ export class InflatedStream {
     });
   }
 
-  /** The next `size` compressed bytes (fewer at the end): a view of one IDAT, or joined from several small ones. */
+  /** The next `size` compressed bytes (fewer at the end): a view of one part, or joined from several small ones. */
   private takeInput(size: number): Uint8Array {
-    let current = this.data[this.part];
-    if (current.length - this.partAt >= size || this.part === this.data.length - 1) {
-      const piece = current.subarray(this.partAt, this.partAt + size);
-      this.advance(piece.length);
-      return piece;
-    }
+    if (this.part.length - this.partAt >= size) return this.advance(size);
     this.joined ??= new Uint8Array(this.pieceBytes);
     let filled = 0;
-    while (filled < size) {
-      current = this.data[this.part];
-      const n = Math.min(size - filled, current.length - this.partAt);
-      if (n === 0) break; // the end of the last IDAT
-      this.joined.set(current.subarray(this.partAt, this.partAt + n), filled);
+    while (filled < size && !this.inputEnded) {
+      const n = Math.min(size - filled, this.part.length - this.partAt);
+      this.joined.set(this.advance(n), filled);
       filled += n;
-      this.advance(n);
     }
     // A fresh copy each time: Node may still hold the previous piece (its writes complete later).
     return this.joined.slice(0, filled);
   }
 
-  private advance(count: number): void {
+  /** The next `count` bytes of the current part, moving on to the next part with bytes at its end. */
+  private advance(count: number): Uint8Array {
+    const view = this.part.subarray(this.partAt, this.partAt + count);
     this.partAt += count;
-    while (this.part < this.data.length - 1 && this.partAt === this.data[this.part].length) {
-      this.part++;
-      this.partAt = 0;
+    while (this.partAt === this.part.length && !this.inputEnded) {
+      const next = this.parts.next();
+      if (next.done) this.inputEnded = true;
+      else [this.part, this.partAt] = [next.value, 0];
     }
+    return view;
+  }
+
+  private rewind(): void {
+    this.parts = this.input();
+    this.part = EMPTY;
+    this.partAt = 0;
+    this.inputEnded = false;
+    this.advance(0);
   }
 
   private async closeWriter(): Promise<void> {
@@ -246,8 +250,7 @@ export class InflatedStream {
     this.received = 0;
     this.oneByteUntil = this.lastWrite.to;
     this.fed = 0;
-    this.part = 0;
-    this.partAt = 0;
+    this.rewind();
     this.chunk = EMPTY;
     this.at = 0;
     this.oneByteFrom = this.lastWrite.from;

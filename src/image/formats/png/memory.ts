@@ -2,22 +2,21 @@ import { PNG_BAND_ROWS } from './decode';
 import { pngFileBound } from './encode';
 import { IDAT_BYTES } from './png-file';
 import { PIECE_BYTES, READ_BYTES } from './inflate';
-import { passes, rowBytes, type PngStructure } from './structure';
+import { passes, rowBytes, type PixelLayout } from './structure';
 
 /*
  * What the PNG codec holds, as upper bounds for the memory plan. JavaScript buffers are counted
  * exactly from the code; what the runtime's zlib holds outside JavaScript was measured from
- * workerd's RSS (bench/png-codec.ts, README of src/image/png): per DecompressionStream its inflate
+ * workerd's RSS (bench/png-codec.ts, README of src/image/formats/png): per DecompressionStream its inflate
  * state and window, the 16 KiB output buffer and the output queue, which holds at most one
  * piece's output; per CompressionStream deflate's window, hash chains and pending buffer.
  */
 
 const KIB = 1024;
 
-type ImageHeader = Pick<PngStructure, 'width' | 'height' | 'bitDepth' | 'colourType' | 'interlaced'>;
 
 /** JavaScript bytes a decode holds at most: the band, and per pass two rows, the read buffer and a joined piece. */
-export function pngDecodeHeldBytes(png: ImageHeader, regionWidth: number, bandRows = PNG_BAND_ROWS): number {
+export function pngDecodeHeldBytes(png: PixelLayout, regionWidth: number, bandRows = PNG_BAND_ROWS): number {
   let bytes = Math.min(bandRows, png.height) * regionWidth * 4;
   for (const pass of passes(png)) {
     if (pass.width === 0 || pass.height === 0) continue;
@@ -30,13 +29,13 @@ export function pngDecodeHeldBytes(png: ImageHeader, regionWidth: number, bandRo
 export const INFLATER_NATIVE_BYTES = 64 * KIB + 2 * PIECE_BYTES * 1032;
 
 /** Bytes the runtime's zlib holds for a decode: one inflater, or one per non-empty Adam7 pass. */
-export function pngDecodeNativeBytes(png: ImageHeader): number {
+export function pngDecodeNativeBytes(png: PixelLayout): number {
   const inflaters = passes(png).filter((pass) => pass.width > 0 && pass.height > 0).length;
   return inflaters * INFLATER_NATIVE_BYTES;
 }
 
 /** All a decode holds: JavaScript buffers and the runtime's zlib. */
-export function pngDecodeBytes(png: ImageHeader, regionWidth = png.width, bandRows = PNG_BAND_ROWS): number {
+export function pngDecodeBytes(png: PixelLayout, regionWidth = png.width, bandRows = PNG_BAND_ROWS): number {
   return pngDecodeHeldBytes(png, regionWidth, bandRows) + pngDecodeNativeBytes(png);
 }
 

@@ -1,5 +1,5 @@
 import { ResultBuffer } from '../../result-buffer';
-import { PNG_SIGNATURE } from '../../sniff';
+import { PNG_SIGNATURE } from './header';
 import { CRC_START, crcUpdate, crcValue } from './crc';
 
 /** Largest IDAT chunk written: 12 bytes of framing per 64 KiB is 0.02%; readers take any size. */

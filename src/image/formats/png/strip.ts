@@ -1,7 +1,6 @@
 import { concat, damaged } from '../../bytes';
-import { orientationOnlyExif, readOrientation } from '../../exif';
-import { pngChunk, pngChunks, readPngDimensions } from './header';
-import { PNG_SIGNATURE } from '../../sniff';
+import { orientationOnlyExif } from '../../exif';
+import { PNG_SIGNATURE, pngChunk, pngChunks, type PngHeader } from './header';
 
 /**
  * Ancillary chunks that affect how the pixels look (or animate) and are kept. Every other
@@ -22,9 +21,7 @@ function isKept(type: string): boolean {
  * after IEND. A non-1 EXIF orientation is kept as a minimal eXIf chunk after IHDR, so the image
  * displays as before. CRCs are not verified here: the pipeline checks them (verifyPngChunks) before any strip.
  */
-export function stripPng(bytes: Uint8Array): Uint8Array {
-  readPngDimensions(bytes); // signature and a sound IHDR, or `damaged`
-  const orientation = readOrientation('png', bytes);
+export function stripPng(bytes: Uint8Array, { orientation }: PngHeader): Uint8Array {
   const parts: Uint8Array[] = [bytes.subarray(0, PNG_SIGNATURE.length)];
   let sawEnd = false;
   for (const chunk of pngChunks(bytes)) {

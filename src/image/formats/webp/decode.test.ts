@@ -4,17 +4,19 @@ import { defaultOptions } from '@jsquash/webp/meta.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corpus, decodeWebp, mutated, prefixLengths, sameBytes, WEBPS } from '../../../../test/support/image-testing';
-import { cropImage, readBands } from '../../../../test/support/row-sources';
+import { cropImage, frameSource, readBands } from '../../../../test/support/row-sources';
 import { AppError } from '../../../errors';
 import { concat } from '../../bytes';
-import { readWebpDimensions, riffHeader, webpChunk, webpChunks } from './header';
+import { readWebpDimensions, readWebpHeader } from './header';
+import { riffHeader, webpChunk, webpChunks } from './riff';
 import type { Region } from '../../operations';
 import type { RgbaImage } from '../../types';
-import { placeOnCanvas } from './first-frame';
-import { emscriptenCodec, type EmscriptenEncoder } from '../../codecs/codec';
-import { decodeWebpWhole, openWebpDecode } from './decode';
+import { placeOnCanvas } from '../../../../test/support/webp-reference';
+import { jsquashCodec, type EmscriptenEncoder } from '../../../../test/support/jsquash';
+import { openWebpDecode } from './decode';
+import { decodeWebpWhole } from '../../../../test/support/webp-reference';
 import { encodeWebp } from './encode';
-import { frameSource } from '../../stages/rows';
+
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
 
 const BAND_ROWS = [1, 7, 16, 64];
@@ -22,7 +24,7 @@ const SMALL_WEBPS = Object.keys(WEBPS).filter((file) => !file.startsWith('photos
 
 /** The band decode of `bytes` (all of it, or `region`) as one frame, with the band heights. */
 async function decodeInBands(bytes: Uint8Array, bandRows: number, region: Region | null = null) {
-  return readBands(await openWebpDecode(bytes, { shrink: 1, region }, bandRows));
+  return readBands(await openWebpDecode(bytes, readWebpHeader(bytes), { shrink: 1, region }, bandRows));
 }
 
 /** The reference: libwebp's WebPDecodeRGBA of the whole file, or the AppError it gives. */
@@ -35,7 +37,7 @@ async function wholeOrError(bytes: Uint8Array): Promise<RgbaImage | AppError> {
   }
 }
 
-const jsquashEncoder = emscriptenCodec<EmscriptenEncoder<typeof defaultOptions>>(webpEncoderFactory, webpEncoderWasm);
+const jsquashEncoder = jsquashCodec<EmscriptenEncoder<typeof defaultOptions>>(webpEncoderFactory, webpEncoderWasm);
 
 /** A lossless WebP of `image` made by jSquash's libwebp (ours only encodes lossy). */
 async function losslessWebp(image: RgbaImage): Promise<Uint8Array> {
@@ -96,7 +98,7 @@ describe('libwebp band decoder', () => {
     for (const file of SMALL_WEBPS) {
       const bytes = await corpus(file);
       const types = [...webpChunks(bytes)].map((chunk) => chunk.type);
-      const source = await openWebpDecode(bytes, { shrink: 1, region: null });
+      const source = await openWebpDecode(bytes, readWebpHeader(bytes), { shrink: 1, region: null });
       expect(source.alpha, file).toBe(types.includes('ALPH') || types.includes('VP8L'));
       const { image } = await readBands(source);
       if (!source.alpha) for (let i = 3; i < image.data.length; i += 4) expect(image.data[i], file).toBe(255);
@@ -130,7 +132,7 @@ describe('libwebp band decoder', () => {
       const animated = animatedWebp(canvasWidth, canvasHeight, still, x, y);
       const expected = placeOnCanvas(frame, { width: canvasWidth, height: canvasHeight }, { x, y });
       for (const bandRows of [1, 7, 16]) {
-        const source = await openWebpDecode(animated, { shrink: 1, region: null }, bandRows);
+        const source = await openWebpDecode(animated, readWebpHeader(animated), { shrink: 1, region: null }, bandRows);
         expect(source.alpha).toBe(true);
         const { image } = await readBands(source);
         expect([image.width, image.height]).toEqual([canvasWidth, canvasHeight]);

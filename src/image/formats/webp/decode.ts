@@ -1,12 +1,10 @@
 import { damaged } from '../../bytes';
 import { cropRows } from '../../stages/crop';
-import { readWebpDimensions } from './header';
-import type { Band, DecodeOptions, RowDecoder, RowSource } from '../../stages/rows';
-import type { RgbaImage } from '../../types';
-import { firstFrameAsStill, placeRowsOnCanvas } from './first-frame';
-import type { WasmInstance } from '../../codecs/codec';
-import { heap, type Libwebp, openLibwebp, outOfMemory, statusError } from './libwebp';
-import { WEBP_BAND_ROWS, webpDecoderLimitBytes, type WebpStream } from './memory';
+import type { Band, DecodeOptions, RowSource } from '../../stages/rows';
+import { placeRowsOnCanvas, stillOf } from './first-frame';
+import type { WebpHeader, WebpStream } from './header';
+import { heap, openLibwebp, outOfMemory, statusError } from './libwebp';
+import { WEBP_BAND_ROWS, webpDecoderLimitBytes } from './memory';
 
 /**
  * WebP decoding in bands on our build of libwebp (codecs/webp/decoder.c): the file is copied into
@@ -108,13 +106,13 @@ async function openStill(input: Uint8Array, bandRows: number): Promise<RowSource
  * of the whole image or exactly `options.region`, in bands of at most `bandRows` rows. Damage is
  * UNSUPPORTED_FORMAT, here or while reading rows; running out of memory is CONVERSION_FAILED.
  */
-export async function openWebpDecode(input: Uint8Array, options: DecodeOptions, bandRows = WEBP_BAND_ROWS): Promise<RowSource> {
+export async function openWebpDecode(input: Uint8Array, header: WebpHeader, options: DecodeOptions, bandRows = WEBP_BAND_ROWS): Promise<RowSource> {
   if (options.shrink !== 1) throw new Error(`webp: shrink ${options.shrink} is not one of [1]`);
-  const animated = firstFrameAsStill(input);
+  const { animation } = header;
   let source: RowSource;
-  if (animated) {
-    const frame = await openStill(animated.still, bandRows);
-    source = placeRowsOnCanvas(frame, animated.canvas, animated.frame, bandRows);
+  if (animation) {
+    const frame = await openStill(stillOf(input, animation), bandRows);
+    source = placeRowsOnCanvas(frame, animation.canvas, animation.frame, bandRows);
   } else {
     source = await openStill(input, bandRows);
   }
@@ -126,32 +124,4 @@ export async function openWebpDecode(input: Uint8Array, options: DecodeOptions, 
     throw new Error(`webp: region ${JSON.stringify(options.region)} is outside the ${source.width}x${source.height} image`);
   }
   return cropRows(source, options.region);
-}
-
-export const webpDecoder: RowDecoder = {
-  shrinkFactors: [1],
-  open: (input, options) => openWebpDecode(input, options),
-};
-
-/**
- * libwebp's own one-call decode of a still file (WebPDecodeRGBA) into one frame: the reference the
- * band decoder is tested against. Holds the file and the frame inside the instance.
- */
-export async function decodeWebpWhole(input: Uint8Array): Promise<RgbaImage> {
-  const { width, height } = readWebpDimensions(input);
-  const wasm: WasmInstance<Libwebp> = await openLibwebp();
-  const lib = wasm.instance;
-  const decoder = lib._decoder_create(input.length);
-  try {
-    if (!decoder) throw outOfMemory('libwebp decoder_create');
-    heap(wasm).set(input, lib._decoder_input(decoder));
-    const pixels = lib._decoder_decode_whole(decoder);
-    if (!pixels) throw damaged('webp: WebPDecodeRGBA failed');
-    const data = heap(wasm).slice(pixels, pixels + width * height * 4);
-    lib._decoder_free_whole(pixels);
-    return { data, width, height };
-  } finally {
-    if (decoder) lib._decoder_destroy(decoder);
-    wasm.release();
-  }
 }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { corpus, decodeJpeg, sameBytes } from '../../../../test/support/image-testing';
-import { bandsOf, cropImage, readBands } from '../../../../test/support/row-sources';
+import { bandsOf, cropImage, frameSource, readBands } from '../../../../test/support/row-sources';
 import { ssim } from '../../../../test/support/ssim';
 import { referenceDecode } from '../../../../test/workers/images';
-import { readWebpDimensions, webpChunks } from './header';
+import { readWebpDimensions, readWebpHeader } from './header';
+import { webpChunks } from './riff';
 import { applyOrientation } from '../../stages/orient';
-import { frameSource, type RowSource } from '../../stages/rows';
+import { type RowSource } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
 import { openWebpDecode } from './decode';
 import { encodeWebp, type WebpEncodeStats } from './encode';
@@ -35,7 +36,7 @@ const encodeWhole = (image: RgbaImage, quality = 80, alpha = true) =>
 const chunkTypes = (bytes: Uint8Array) => [...webpChunks(bytes)].map((chunk) => chunk.type);
 
 async function decodeOurs(bytes: Uint8Array): Promise<RgbaImage> {
-  return (await readBands(await openWebpDecode(bytes, { shrink: 1, region: null }))).image;
+  return (await readBands(await openWebpDecode(bytes, readWebpHeader(bytes), { shrink: 1, region: null }))).image;
 }
 
 const BAND_HEIGHTS = [[1], [2], [7], [16], [64], [1, 2, 7, 16, 64, 3, 5]];

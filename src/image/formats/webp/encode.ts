@@ -1,11 +1,10 @@
 import { concat } from '../../bytes';
-import { resultBytes } from '../../memory-plan';
 import { ResultBuffer } from '../../result-buffer';
 import { applyOrientation } from '../../stages/orient';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
 import type { WasmInstance } from '../../codecs/codec';
 import { heap, type Libwebp, OUT_OF_MEMORY, OVER_LIMIT, openLibwebp, outOfMemory, statusError } from './libwebp';
-import { webpEncoderFallback, webpEncoderLimitBytes, webpEncoderSettings, type WebpEncoderSettings } from './memory';
+import { webpEncoderFallback, webpEncoderLimitBytes, webpEncoderSettings, webpResultBytes, type WebpEncoderSettings } from './memory';
 
 /**
  * WebP encoding on our build of libwebp (codecs/webp/encoder.c). libwebp encodes from a whole
@@ -65,7 +64,7 @@ export async function encodeWebp(source: RowSource, options: EncodeOptions, stat
   const { width, height, alpha } = source;
   const { orientation, quality, lowMemory = false } = options;
   const [outWidth, outHeight] = orientation >= 5 ? [height, width] : [width, height];
-  const maxBytes = options.maxBytes ?? resultBytes('webp', width * height, quality);
+  const maxBytes = options.maxBytes ?? webpResultBytes(width * height);
   let wasm: WasmInstance<Libwebp> | null = null;
   let encoder = 0;
   let output = new ResultBuffer(maxBytes);

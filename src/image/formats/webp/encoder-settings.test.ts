@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gradient } from '../../../../test/workers/images';
-import { avifSpeedFor } from '../avif/whole-encode';
+import { avifSpeedFor } from '../avif/encode-tile';
 import { encodeWith } from '../../../../test/support/image-testing';
 
 /** The start-of-frame markers in a JPEG, in order (C0 baseline, C1 extended, C2 progressive). */

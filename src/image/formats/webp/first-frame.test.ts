@@ -4,11 +4,13 @@ import { gradient } from '../../../../test/workers/images';
 import { AppError } from '../../../errors';
 import { concat } from '../../bytes';
 import { FORMATS } from '../index';
-import { readWebpDimensions, webpChunk, webpChunks } from './header';
+import { readWebpDimensions } from './header';
+import { webpChunk, webpChunks } from './riff';
 import { processImage } from '../../pipeline';
 import { corpus, decodeRgba, decodeWebp, encodeWith, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from '../../../../test/support/image-testing';
 import type { RgbaImage } from '../../types';
-import { firstFrameAsStill, placeOnCanvas, type FrameRect } from './first-frame';
+import type { FrameRect } from './header';
+import { firstFrameAsStill, placeOnCanvas } from '../../../../test/support/webp-reference';
 
 // --- A small builder of animated WebPs (RIFF / VP8X with the animation flag / ANIM / ANMF...) ---
 

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertWithinPixelLimit } from '../../limits';
 import { corpus, expectAppError, mutated, prefixLengths, resultOrAppError, WEBPS } from '../../../../test/support/image-testing';
-import { readDimensions } from '../index';
-import { webpChunks } from './header';
+import { webpChunks } from './riff';
+import { readDimensions } from '../../../../test/support/formats';
 
 function chunk(type: string, data: number[]): number[] {
   const n = data.length;

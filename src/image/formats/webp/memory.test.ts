@@ -4,13 +4,14 @@ import { defaultOptions } from '@jsquash/webp/meta.js';
 import { describe, expect, it } from 'vitest';
 import { corpus, sameBytes } from '../../../../test/support/image-testing';
 import { bandsOf, cropImage, readBands } from '../../../../test/support/row-sources';
-import { readWebpDimensions, webpChunks } from './header';
+import { readWebpDimensions, readWebpHeader } from './header';
+import { webpChunks } from './riff';
 import type { RowSource } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
-import { emscriptenCodec, type EmscriptenEncoder } from '../../codecs/codec';
+import { jsquashCodec, type EmscriptenEncoder } from '../../../../test/support/jsquash';
 import { openWebpDecode } from './decode';
 import { encodeWebp, type WebpEncodeStats } from './encode';
-import { webpDecoderWasmBytes, webpEncoderWasmBytes, webpStreamOf } from './memory';
+import { webpDecoderWasmBytes, webpEncoderWasmBytes } from './memory';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
 
 /*
@@ -19,7 +20,7 @@ import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
  * (4 bytes a pixel) inside the instance would take.
  */
 
-const jsquashEncoder = emscriptenCodec<EmscriptenEncoder<typeof defaultOptions>>(webpEncoderFactory, webpEncoderWasm);
+const jsquashEncoder = jsquashCodec<EmscriptenEncoder<typeof defaultOptions>>(webpEncoderFactory, webpEncoderWasm);
 
 /** A WebP made by jSquash's (newer) libwebp: lossless, or lossy with its own ALPH coding. */
 async function jsquashWebp(image: RgbaImage, lossless: boolean): Promise<Uint8Array> {
@@ -42,7 +43,7 @@ function watched(source: RowSource, peak: { bytes: number }): RowSource {
 
 async function decodePeak(bytes: Uint8Array): Promise<{ image: RgbaImage; wasmBytes: number }> {
   const peak = { bytes: 0 };
-  const { image } = await readBands(watched(await openWebpDecode(bytes, { shrink: 1, region: null }), peak));
+  const { image } = await readBands(watched(await openWebpDecode(bytes, readWebpHeader(bytes), { shrink: 1, region: null }), peak));
   return { image, wasmBytes: peak.bytes };
 }
 
@@ -79,7 +80,7 @@ describe('libwebp memory', () => {
     const bytes = await corpus('photos/photo-12mp.webp');
     const { image, wasmBytes } = await decodePeak(bytes);
     expect([image.width, image.height]).toEqual([4000, 3000]);
-    const bound = webpDecoderWasmBytes(webpStreamOf(bytes));
+    const bound = webpDecoderWasmBytes(readWebpHeader(bytes).stream);
     expect(wasmBytes).toBeLessThanOrEqual(bound);
     expect(bound).toBeLessThan(bytes.length + 3 * 2 ** 20); // a whole RGBA frame would be 48 MB
   });
@@ -90,7 +91,7 @@ describe('libwebp memory', () => {
     for (const lossless of [true, false]) {
       const bytes = await jsquashWebp(image, lossless);
       const { image: decoded, wasmBytes } = await decodePeak(bytes);
-      expect(wasmBytes, `lossless ${lossless}`).toBeLessThanOrEqual(webpDecoderWasmBytes(webpStreamOf(bytes)));
+      expect(wasmBytes, `lossless ${lossless}`).toBeLessThanOrEqual(webpDecoderWasmBytes(readWebpHeader(bytes).stream));
       // Lossless keeps every pixel but the colour under alpha 0 (libwebp's `exact` is off).
       if (lossless) {
         const visible = (data: Uint8Array | Uint8ClampedArray) => data.map((value, i) => (data[i - (i % 4) + 3] === 0 ? 0 : value));
@@ -102,7 +103,7 @@ describe('libwebp memory', () => {
   it('encodes the 12 MP photo with the token buffer, as sharp does, under the bound', async () => {
     const bytes = await corpus('photos/photo-12mp.webp');
     const stats = {} as WebpEncodeStats;
-    const output = await encodeWebp(await openWebpDecode(bytes, { shrink: 1, region: null }), { quality: 80, orientation: 6 }, stats);
+    const output = await encodeWebp(await openWebpDecode(bytes, readWebpHeader(bytes), { shrink: 1, region: null }), { quality: 80, orientation: 6 }, stats);
     expect(readWebpDimensions(output)).toEqual({ width: 3000, height: 4000 });
     expect(stats).toMatchObject({ settings: { method: 4, lowMemory: false }, fallbacks: 0 });
     const pixels = 12e6;

@@ -1,14 +1,13 @@
-import { readWebpDimensions, webpChunks } from './header';
-import { firstFrameAsStill } from './first-frame';
+import type { WebpStream } from './header';
 
 /**
- * What the libwebp codec (libwebp-decoder.ts, libwebp-encoder.ts) costs in WebAssembly memory, as
+ * What the libwebp codec (decode.ts, encode.ts) costs in WebAssembly memory, as
  * upper bounds from the header alone. The `*LimitBytes` figures are given to the instance as the
  * most libwebp may allocate (codecs/webp/memory.c), so no file can make it take more: a request
  * past the limit fails with CONVERSION_FAILED. The `*WasmBytes` figures add what lies below the
  * heap (static data, 256 KB of stack) and malloc's own slack, and bound the memory the instance
  * grows to, which is what codecs/wasm-memory.ts measures. Figures were measured with the test
- * photos at 1, 4, 12 and 24 MP (libwebp-memory.test.ts checks them on real runs).
+ * photos at 1, 4, 12 and 24 MP (memory.test.ts checks them on real runs).
  */
 
 const MiB = 1024 * 1024;
@@ -26,33 +25,6 @@ const FIXED = 256 * 1024;
 
 function wasmBytes(limit: number): number {
   return Math.max(WASM_INITIAL, Math.ceil((limit + BELOW_HEAP_AND_SLACK) / WASM_PAGE) * WASM_PAGE);
-}
-
-/** The bitstream a decoder reads: its size, its kind, and the bytes copied into the instance. */
-export interface WebpStream {
-  width: number;
-  height: number;
-  /** A lossy stream with an ALPH chunk, or a lossless one (its alpha_is_used bit is only a hint). */
-  alpha: boolean;
-  lossless: boolean;
-  /** Bytes of the file (or the first frame's still, for an animation) copied into the instance. */
-  inputBytes: number;
-}
-
-/**
- * The stream the decoder will read from `input`, from its chunks (the first frame's for an
- * animation); the file must have passed the header checks (readWebpDimensions).
- */
-export function webpStreamOf(input: Uint8Array): WebpStream {
-  const file = firstFrameAsStill(input)?.still ?? input;
-  const { width, height } = readWebpDimensions(file);
-  let alpha = false;
-  for (const chunk of webpChunks(file)) {
-    if (chunk.type === 'ALPH') alpha = true;
-    if (chunk.type === 'VP8 ') return { width, height, alpha, lossless: false, inputBytes: file.length };
-    if (chunk.type === 'VP8L') return { width, height, alpha: true, lossless: true, inputBytes: file.length };
-  }
-  return { width, height, alpha, lossless: false, inputBytes: file.length };
 }
 
 /**
@@ -205,4 +177,9 @@ export function webpEncodedBytesMax(width: number, height: number, alpha: boolea
 /** The WebAssembly memory an encode of a width x height picture at `quality` grows to at most. */
 export function webpEncoderWasmBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false): number {
   return wasmBytes(webpEncoderLimitBytes(width, height, alpha, quality, lowMemory));
+}
+
+/** Most bytes a file can have: white noise (the least compressible picture) at any quality. */
+export function webpResultBytes(pixels: number): number {
+  return 1.15 * pixels + 256 * 1024;
 }

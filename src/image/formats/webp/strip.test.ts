@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { orientationOnlyExif, readOrientation } from '../../exif';
-import { readDimensions } from '../index';
-import { webpChunks } from './header';
+import { orientationOnlyExif } from '../../exif';
+import { webpChunks } from './riff';
 import { corpus, decodeWebp, expectAppError, mutated, prefixLengths, resultOrAppError, sameBytes, WEBPS } from '../../../../test/support/image-testing';
-import { stripWebp } from './strip';
+import { readOrientation, stripped, readDimensions } from '../../../../test/support/formats';
 
 const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
 const le32 = (v: number) => [v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >>> 24];
@@ -61,7 +60,7 @@ describe('stripWebp', () => {
   it('removes ICCP, EXIF, XMP and unknown chunks from a VP8X file, clears the flags and decodes identically', async () => {
     for (const make of [lossyWithMetadata, losslessWithMetadata]) {
       const input = await make();
-      const output = stripWebp(input);
+      const output = stripped('webp', input);
       expectValidStripped(output, make.name);
       const chunks = [...webpChunks(output)];
       expect(chunks.map((c) => c.type), make.name).toEqual(make === lossyWithMetadata ? ['VP8X', 'ALPH', 'VP8 '] : ['VP8X', 'VP8L']);
@@ -81,7 +80,7 @@ describe('stripWebp', () => {
   it('keeps a non-1 orientation as a minimal EXIF chunk with the EXIF flag', async () => {
     const input = await lossyWithMetadata(6);
     expect(readOrientation('webp', input)).toBe(6);
-    const output = stripWebp(input);
+    const output = stripped('webp', input);
     expectValidStripped(output, 'rotated');
     const chunks = [...webpChunks(output)];
     expect(chunks.map((c) => c.type)).toEqual(['VP8X', 'ALPH', 'VP8 ', 'EXIF']);
@@ -95,7 +94,7 @@ describe('stripWebp', () => {
   it('strips every corpus WebP (dropping RIFF INFO chunks such as ICMT/IART) without changing its pixels', async () => {
     for (const path of Object.keys(WEBPS)) {
       const input = await corpus(path);
-      const output = stripWebp(input);
+      const output = stripped('webp', input);
       expectValidStripped(output, path);
       expect(readDimensions('webp', output), path).toEqual(readDimensions('webp', input));
       if (path.startsWith('photos/')) continue; // 12 MP: structure only, to keep the suite quick
@@ -107,19 +106,19 @@ describe('stripWebp', () => {
       }
       expect(sameBytes(after!.data, before.data), `${path}: pixels differ`).toBe(true);
     }
-    const info = stripWebp(await corpus('webp/test.webp'));
+    const info = stripped('webp', await corpus('webp/test.webp'));
     expect([...webpChunks(info)].map((c) => c.type)).toEqual(['VP8 ']);
   });
 
   it('rejects files without an image chunk or with chunks past the end', async () => {
-    expectAppError(() => stripWebp(riff(vp8x(0, 10, 10), chunk('EXIF', exifTiff(1)))), 'UNSUPPORTED_FORMAT');
+    expectAppError(() => stripped('webp', riff(vp8x(0, 10, 10), chunk('EXIF', exifTiff(1)))), 'UNSUPPORTED_FORMAT');
     const input = await lossyWithMetadata();
     for (const n of prefixLengths(input.length, 64, 64)) {
-      const output = resultOrAppError(() => stripWebp(input.subarray(0, n)));
+      const output = resultOrAppError(() => stripped('webp', input.subarray(0, n)));
       expect(output, `prefix ${n}`).toBeUndefined(); // the RIFF size always tells a prefix is short
     }
     const trailing = new Uint8Array([...input, 1, 2, 3, 4]); // bytes after the RIFF are dropped
-    expect(sameBytes(stripWebp(trailing), stripWebp(input))).toBe(true);
+    expect(sameBytes(stripped('webp', trailing), stripped('webp', input))).toBe(true);
   });
 
   it('only ever returns bytes or throws UNSUPPORTED_FORMAT (mutated input)', async () => {
@@ -127,7 +126,7 @@ describe('stripWebp', () => {
     const fuzzRegion = 20 + 10 + 24; // VP8X, ICCP and the first chunk headers
     fc.assert(
       fc.property(mutated(input, fuzzRegion), (bytes) => {
-        const output = resultOrAppError(() => stripWebp(bytes));
+        const output = resultOrAppError(() => stripped('webp', bytes));
         if (output) expectValidStripped(output, 'mutated');
       }),
       { numRuns: 300 },

@@ -1,6 +1,7 @@
 import { concat, damaged } from '../../bytes';
-import { orientationOnlyExif, readOrientation } from '../../exif';
-import { readWebpDimensions, riffHeader, webpChunk, webpChunks } from './header';
+import { orientationOnlyExif } from '../../exif';
+import type { WebpHeader } from './header';
+import { riffHeader, webpChunk, webpChunks } from './riff';
 
 /** Chunks that carry the image; everything else (EXIF, "XMP ", ICCP, unknown/INFO chunks) is dropped. */
 const IMAGE_CHUNKS = new Set(['VP8X', 'VP8 ', 'VP8L', 'ALPH', 'ANIM', 'ANMF']);
@@ -13,9 +14,7 @@ const XMP_FLAG = 0x04;
  * chunk payloads are copied byte for byte (odd sizes get their pad byte). A non-1 EXIF orientation
  * of an extended (VP8X) file is kept as a minimal EXIF chunk, so the image displays as before.
  */
-export function stripWebp(bytes: Uint8Array): Uint8Array {
-  readWebpDimensions(bytes); // a sound first chunk, or `damaged`
-  const orientation = readOrientation('webp', bytes);
+export function stripWebp(bytes: Uint8Array, { orientation }: WebpHeader): Uint8Array {
   const parts: Uint8Array[] = [];
   let vp8x: Uint8Array | null = null;
   let hasImage = false;

@@ -1,39 +1,42 @@
+import type { ColourDescription } from '../../header';
 import { forward, type RowSource } from '../rows';
-import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../../types';
+import { isCmyk, type DecodedImage, type RgbaImage } from '../../types';
 import { cicpConversion, understoodCicp } from './cicp';
 import { cmykConversion, rgbConversion } from './conversion';
 import defaultCmykProfileBytes from './default-cmyk.icc';
-import { embeddedCicp, embeddedProfile } from './embedded-profile';
 import { parseIccProfile } from './icc';
+import { inflateProfile } from './inflate-profile';
 
 /**
- * Colour management: pixels leave the pipeline as sRGB. The embedded profile is read from the
- * container and the decoded pixels are converted relative colorimetric (PCS D50 -> sRGB D65 by
+ * Colour management: pixels leave the pipeline as sRGB. The header's colour description
+ * (header.ts) rules how: the decoded pixels are converted relative colorimetric (PCS D50 -> sRGB D65 by
  * Bradford, as lcms does), the input side through the perceptual AToB table when there is one.
  * Files that describe their colour with code points instead (AVIF `nclx`, PNG `cICP`) are converted
  * the same way, through a matrix/TRC built from the H.273 primaries and transfer (cicp.ts).
  */
 
-/** How a file describes its colour: an ICC profile, or H.273 code points (AVIF `nclx`, PNG `cICP`). */
+/** The colour the pixels are in: an ICC profile, or H.273 code points (AVIF `nclx`, PNG `cICP`). */
 export type ColourProfile = { kind: 'icc'; bytes: Uint8Array } | { kind: 'cicp'; primaries: number; transfer: number };
 
 /**
- * The one colour description of the primary image, or null (none, or unreadable; never throws for
- * a bad container). AVIF: an ICC `colr` (`prof`/`rICC`) wins over `nclx`, as HEIF says the ICC
- * profile describes the colour when both are present. PNG: `cICP` wins over `iCCP` (PNG 3rd
- * edition), unless its code points are reserved or unsupported and an `iCCP` is there to fall back on.
+ * The one colour description that rules, from the header's in their order: an ICC profile that can
+ * be read (PNG's inflated, within MAX_INFLATED_PROFILE), or code points. Code points this stage
+ * cannot convert (reserved or unsupported) yield to a later description (PNG 3rd edition: cICP
+ * wins over iCCP unless it is unusable), and are used only when nothing else is there. Null: none.
  */
-export async function readColourProfile(format: ImageFormat, bytes: Uint8Array): Promise<ColourProfile | null> {
-  const cicp = embeddedCicp(format, bytes);
-  if (cicp && format === 'png' && understoodCicp(cicp)) return { kind: 'cicp', ...cicp };
-  const icc = await embeddedProfile(format, bytes);
-  if (icc) return { kind: 'icc', bytes: icc };
-  return cicp && { kind: 'cicp', ...cicp };
-}
-
-/** The embedded ICC profile of the primary image, or null (none, incomplete, or unreadable). Never throws for a bad profile container; only reads. */
-export function readIccProfile(format: ImageFormat, bytes: Uint8Array): Promise<Uint8Array | null> {
-  return embeddedProfile(format, bytes);
+export async function readColourProfile(descriptions: readonly ColourDescription[]): Promise<ColourProfile | null> {
+  let unusable: ColourProfile | null = null;
+  for (const description of descriptions) {
+    if (description.kind === 'cicp') {
+      const cicp = { kind: 'cicp', primaries: description.primaries, transfer: description.transfer } as const;
+      if (understoodCicp(cicp)) return cicp;
+      unusable ??= cicp;
+      continue;
+    }
+    const bytes = description.kind === 'icc' ? description.bytes : await inflateProfile(description.bytes);
+    if (bytes) return { kind: 'icc', bytes };
+  }
+  return unusable;
 }
 
 /**

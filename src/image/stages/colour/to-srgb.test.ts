@@ -6,7 +6,8 @@ import {
 } from '../../../../test/support/icc-writer';
 import { d50Colorants } from './colorimetry';
 import { parseIccProfile } from './icc';
-import { readIccProfile, toSrgb } from './index';
+import { toSrgb } from './index';
+import { readIccProfile } from '../../../../test/support/formats';
 import { isSrgbMatrixShaper, readMatrixShaper } from './matrix-shaper';
 
 /** One pixel through `toSrgb`. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from './sniff';
-import { AVIFS, corpus, JPEGS, PNGSUITE, WEBPS } from '../../test/support/image-testing';
+import { detectFormat } from './index';
+import { AVIFS, corpus, JPEGS, PNGSUITE, WEBPS } from '../../../test/support/image-testing';
 
 const ascii = (text: string) => new TextEncoder().encode(text);
 const bytes = (...values: number[]) => new Uint8Array(values);

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fixture } from '../../../../test/support/image-testing';
 import { DISPLAY_P3, rgbProfile, SRGB_TRC } from '../../../../test/support/icc-writer';
 import { crc32 } from '../../formats/png/header';
-import { MAX_INFLATED_PROFILE } from './embedded-profile';
-import { readColourProfile, readIccProfile } from './index';
+import { av01Item, av1ItemOf, buildAvif } from '../../../../test/support/avif-builder';
+import { colourProfileOf as readColourProfile, readIccProfile } from '../../../../test/support/formats';
+import { corpus, expectAppError, fixture } from '../../../../test/support/image-testing';
+import { FORMATS } from '../../formats/index';
+import { MAX_INFLATED_PROFILE } from './inflate-profile';
 
 const profile = rgbProfile(DISPLAY_P3, SRGB_TRC);
 const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
@@ -45,12 +47,15 @@ function webpWith(flags: number, iccp: Uint8Array): Uint8Array {
 const box = (type: string, ...content: number[][]) => [...be32(8 + content.flat().length), ...text(type), ...content.flat()];
 const fullBox = (type: string, ...content: number[][]) => box(type, [0, 0, 0, 0], ...content);
 
-/** AVIF with item 1 primary; `colrs` go into ipco after ispe, `associated` are item 1's 1-based indices. */
-function avifWith(colrs: number[][], associated: number[] | null): Uint8Array {
-  const ipco = box('ipco', fullBox('ispe', be32(1), be32(1)), ...colrs);
-  const ipma = associated ? [fullBox('ipma', be32(1), [0, 1, associated.length, ...associated])] : [];
-  const meta = fullBox('meta', fullBox('hdlr', be32(0), text('pict'), be32(0), be32(0), be32(0), [0]), ...(associated ? [fullBox('pitm', [0, 1])] : []), box('iprp', ipco, ...ipma));
-  return new Uint8Array([...box('ftyp', text('avif'), be32(0), text('mif1avif')), ...meta, ...box('mdat', [1, 2, 3])]);
+/**
+ * AVIF whose primary item 1 (real AV1 data) has `ispe` (property 1) and the `colrs` (2, 3, ...) named in
+ * `associated`; the others sit in ipco too, on an item 2 that nothing shows.
+ */
+async function avifWith(colrs: number[][], associated: number[]): Promise<Uint8Array> {
+  const tile = av1ItemOf(await corpus('avif/fox.profile0.8bpc.yuv420.avif'));
+  const properties = (indices: number[]) => indices.filter((index) => index >= 2).map((index) => new Uint8Array(colrs[index - 2]));
+  const others = colrs.map((_, i) => i + 2).filter((index) => !associated.includes(index));
+  return buildAvif({ primary: 1, items: [av01Item(1, tile, properties(associated)), av01Item(2, tile, properties(others))] });
 }
 const colr = (kind: string, data: ArrayLike<number>) => box('colr', text(kind), Array.from(data));
 
@@ -84,14 +89,19 @@ describe('readIccProfile', () => {
     expect(await readIccProfile('webp', webpWith(0x00, profile))).toBeNull();
   });
 
-  it('reads the AVIF colr prof/rICC of the primary item, falling back to the first in ipco', async () => {
+  it('reads the AVIF colr prof/rICC of the primary item', async () => {
     const other = profile.slice(0, 200);
     const nclx = box('colr', text('nclx'), [0, 1, 0, 13, 0, 6, 0x80]);
-    expect(await readIccProfile('avif', avifWith([nclx, colr('prof', profile)], [1, 3]))).toEqual(profile);
-    expect(await readIccProfile('avif', avifWith([colr('prof', other), colr('rICC', profile)], [1, 3]))).toEqual(profile);
-    expect(await readIccProfile('avif', avifWith([colr('prof', profile)], [1]))).toBeNull(); // not the primary's
-    expect(await readIccProfile('avif', avifWith([nclx, colr('prof', profile)], null))).toEqual(profile); // no pitm/ipma
-    expect(await readIccProfile('avif', avifWith([nclx], [1, 2]))).toBeNull();
+    expect(await readIccProfile('avif', await avifWith([nclx, colr('prof', profile)], [1, 3]))).toEqual(profile);
+    expect(await readIccProfile('avif', await avifWith([colr('prof', other), colr('rICC', profile)], [1, 3]))).toEqual(profile);
+    expect(await readIccProfile('avif', await avifWith([colr('prof', profile)], [1]))).toBeNull(); // not the primary's
+    expect(await readIccProfile('avif', await avifWith([nclx], [1, 2]))).toBeNull();
+  });
+
+  it('has no colour without a primary item: such a file is not an image and its header is refused', async () => {
+    const tile = av1ItemOf(await corpus('avif/fox.profile0.8bpc.yuv420.avif'));
+    const noPrimary = buildAvif({ primary: null, items: [av01Item(1, tile, [new Uint8Array(colr('prof', profile))])] });
+    expectAppError(() => FORMATS.avif.read(noPrimary), 'UNSUPPORTED_FORMAT');
   });
 });
 
@@ -101,14 +111,13 @@ describe('readColourProfile', () => {
   const icc = { kind: 'icc', bytes: profile };
 
   it('reads the AVIF nclx colr of the primary item; an ICC colr wins over it', async () => {
-    expect(await readColourProfile('avif', avifWith([nclx(12, 13)], [1, 2]))).toEqual(cicp(12, 13));
-    expect(await readColourProfile('avif', avifWith([nclx(9, 16), nclx(12, 13)], [1, 2]))).toEqual(cicp(9, 16));
-    expect(await readColourProfile('avif', avifWith([nclx(12, 13), colr('prof', profile)], [1, 2, 3]))).toEqual(icc);
-    expect(await readColourProfile('avif', avifWith([colr('prof', profile), nclx(12, 13)], [1, 3, 2]))).toEqual(icc);
-    expect(await readColourProfile('avif', avifWith([nclx(12, 13), colr('prof', profile)], [1, 2]))).toEqual(cicp(12, 13)); // prof not the primary's
-    expect(await readColourProfile('avif', avifWith([nclx(12, 13)], [1]))).toBeNull(); // nclx not the primary's
-    expect(await readColourProfile('avif', avifWith([nclx(12, 13)], null))).toEqual(cicp(12, 13)); // no pitm/ipma: first in ipco
-    expect(await readColourProfile('avif', avifWith([box('colr', text('nclx'), [0, 12, 0, 13])], [1, 2]))).toBeNull(); // truncated
+    expect(await readColourProfile('avif', await avifWith([nclx(12, 13)], [1, 2]))).toEqual(cicp(12, 13));
+    expect(await readColourProfile('avif', await avifWith([nclx(9, 16), nclx(12, 13)], [1, 2]))).toEqual(cicp(9, 16));
+    expect(await readColourProfile('avif', await avifWith([nclx(12, 13), colr('prof', profile)], [1, 2, 3]))).toEqual(icc);
+    expect(await readColourProfile('avif', await avifWith([colr('prof', profile), nclx(12, 13)], [1, 3, 2]))).toEqual(icc);
+    expect(await readColourProfile('avif', await avifWith([nclx(12, 13), colr('prof', profile)], [1, 2]))).toEqual(cicp(12, 13)); // prof not the primary's
+    expect(await readColourProfile('avif', await avifWith([nclx(12, 13)], [1]))).toBeNull(); // nclx not the primary's
+    expect(await readColourProfile('avif', await avifWith([box('colr', text('nclx'), [0, 12, 0, 13])], [1, 2]))).toBeNull(); // truncated: the file is refused
   });
 
   it('reads PNG cICP before the image data, in preference to iCCP', async () => {

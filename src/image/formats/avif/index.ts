@@ -1,0 +1,54 @@
+import { startsWith } from '../../bytes';
+import { defineFormat } from '../format';
+import { AVIF_BAND_ROWS, openAvif } from './decode';
+import { avifEncoder } from './encode';
+import { readAvifHeader } from './header';
+import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, DAV1D_BASE_BYTES } from './memory';
+import { stripAvif } from './strip';
+import { verifyAv1Sizes } from './verify';
+
+export const avif = defineFormat({
+  name: 'avif',
+  aliases: [],
+  extension: 'avif',
+  mimeType: 'image/avif',
+  label: 'AVIF',
+  sniff: isAvifFile,
+  readHeader: readAvifHeader,
+  // The checks a decode would make, for the lossless strip too (it must not report what cannot be decoded).
+  verify: (_bytes, header) => verifyAv1Sizes(header),
+  strip: stripAvif,
+  decode: (bytes, header, options) => openAvif(bytes, header, options),
+  shrinkFactors: [1],
+  maxDimension: 65_536,
+  supportsAlpha: true,
+  resultMayBeCapped: false,
+  encoder: avifEncoder,
+  // dav1d holds a decoded picture (one row of tiles of a grid) and the item's data; rows are converted band by band.
+  decodeCost: ({ container }, { stored, decoded }) => {
+    const { wasmBytes, jsBytes } = avifDecodeMemory(container, decoded.width, AVIF_BAND_ROWS);
+    // The memory guard asks about other sizes of the same image too (the largest that fits).
+    const scale = (stored.width * stored.height) / (container.size.width * container.size.height);
+    const bytes = DAV1D_BASE_BYTES + (wasmBytes + jsBytes - DAV1D_BASE_BYTES) * scale;
+    return { open: bytes, streaming: bytes };
+  },
+  encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality) }),
+  resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
+});
+
+/**
+ * An ISOBMFF file whose leading `ftyp` box names `avif` (still) or `avis` (sequence) as major
+ * or compatible brand. HEIC (`heic`, `mif1` alone) is not AVIF.
+ */
+export function isAvifFile(bytes: Uint8Array): boolean {
+  if (bytes.length < 16 || !startsWith(bytes, 4, 'ftyp')) return false;
+  const boxSize = ((bytes[0] << 24) >>> 0) + ((bytes[1] << 16) | (bytes[2] << 8) | bytes[3]);
+  if (boxSize < 16) return false; // size 0/1 (to end / 64-bit) are not used for ftyp in practice
+  const end = Math.min(boxSize, bytes.length);
+  const isAvifBrand = (at: number) => startsWith(bytes, at, 'avif') || startsWith(bytes, at, 'avis');
+  if (isAvifBrand(8)) return true; // major brand; 12..16 is the minor version
+  for (let at = 16; at + 4 <= end; at += 4) {
+    if (isAvifBrand(at)) return true;
+  }
+  return false;
+}

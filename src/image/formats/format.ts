@@ -1,0 +1,102 @@
+import type { ImageHeader } from '../header';
+import type { DecoderCost, EncoderCost } from '../memory-plan';
+import type { DecodeOptions, RowEncoder, RowSource } from '../stages/rows';
+import type { Dimensions } from '../types';
+
+/**
+ * A file whose header has been read (libvips' loader after header()): every later step takes its
+ * facts from `header` and the format's own parse of the container kept behind it, never from a
+ * second parse of the bytes.
+ */
+export interface ImageFile {
+  readonly bytes: Uint8Array;
+  readonly header: ImageHeader;
+  readonly format: FormatInfo;
+  /** Integrity checks of the whole container that the header alone cannot make (PNG CRCs, JPEG EOI). */
+  verify(): void;
+  /** Lossless metadata removal, or null where the pipeline re-encodes instead. */
+  readonly strip: (() => Uint8Array) | null;
+  /** Opens a streaming decode; damage is AppError UNSUPPORTED_FORMAT, here or while rows are read. */
+  decode(options: DecodeOptions): Promise<RowSource>;
+  /** What the decoder holds (memory-plan.ts), as measured upper bounds; also for other sizes of the same image. */
+  decodeCost(facts: DecodeFacts): DecoderCost;
+}
+
+export interface DecodeFacts {
+  inputBytes: number;
+  stored: Dimensions;
+  decode: DecodeOptions;
+  decoded: Dimensions;
+}
+
+export interface EncodeFacts {
+  output: Dimensions;
+  quality: number;
+  /** The rows can carry transparency. */
+  alpha: boolean;
+  grey: boolean;
+  /** The encoder's low-memory mode (EncodeOptions.lowMemory). */
+  lowMemory: boolean;
+  /** A cap on the result below the format's own bound (plan.ts fitResultToBudget). */
+  maxResultBytes?: number;
+}
+
+/** One row of the registry (imgproxy's table of image types): what the pipeline knows of a format. */
+export interface FormatInfo {
+  /** Name used on the wire (`format` parameter, Result object, download URL). */
+  name: 'jpg' | 'png' | 'webp' | 'avif';
+  /** Other names the `format` parameter accepts for it. */
+  aliases: readonly string[];
+  extension: string;
+  mimeType: string;
+  label: string;
+  /** The magic bytes (never a name or a declared content type). */
+  sniff(bytes: Uint8Array): boolean;
+  /** Reads the header: the record every later step uses. Damage is AppError UNSUPPORTED_FORMAT. */
+  read(bytes: Uint8Array): ImageFile;
+  /** Shrink factors the decoder applies while decoding (JPEG's DCT scaling: 1, 2, 4, 8); [1] for none. */
+  shrinkFactors: readonly number[];
+  /** Largest width or height the format (or its encoder) can store. */
+  maxDimension: number;
+  /** Without alpha, transparent pixels are flattened onto white before encoding. */
+  supportsAlpha: boolean;
+  encoder: RowEncoder;
+  /** What the encoder holds, output included. */
+  encodeCost(facts: EncodeFacts): EncoderCost;
+  /** Most bytes a result can have (measured on white noise, the least compressible picture). */
+  resultBound(facts: EncodeFacts): number;
+  /**
+   * A lossless result's size is unknown until it is made and its bound is far above what photos
+   * need: the plan may give it less than the bound (plan.ts fitResultToBudget).
+   */
+  resultMayBeCapped: boolean;
+}
+
+/** A format as its folder defines it, with its own header type; `defineFormat` makes the registry row. */
+export interface FormatSpec<H extends ImageHeader> extends Omit<FormatInfo, 'read'> {
+  readHeader(bytes: Uint8Array): H;
+  verify?(bytes: Uint8Array, header: H): void;
+  strip: ((bytes: Uint8Array, header: H) => Uint8Array) | null;
+  decode(bytes: Uint8Array, header: H, options: DecodeOptions): Promise<RowSource>;
+  decodeCost(header: H, facts: DecodeFacts): DecoderCost;
+}
+
+export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): FormatInfo {
+  const { readHeader, verify, strip, decode, decodeCost, ...info } = spec;
+  const format: FormatInfo = {
+    ...info,
+    read(bytes) {
+      const header = readHeader(bytes);
+      return {
+        bytes,
+        header,
+        format,
+        verify: () => verify?.(bytes, header),
+        strip: strip && (() => strip(bytes, header)),
+        decode: (options) => decode(bytes, header, options),
+        decodeCost: (facts) => decodeCost(header, facts),
+      };
+    },
+  };
+  return format;
+}

@@ -1,0 +1,97 @@
+import type { WasmInstance } from '../../codecs/codec';
+import { ResultBuffer } from '../../result-buffer';
+import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
+import { cString, openLibjpeg, outOfMemory, statusError, type Libjpeg } from './libjpeg';
+import { encoderLibjpegBytes, JPEG_BAND_ROWS, jpegResultBytes } from './memory';
+
+/**
+ * JPEG encoding in bands on our build of libjpeg-turbo: bands go into the instance as they come and
+ * the file comes out in chunks into the result buffer; with standard Huffman tables about 1 MB of
+ * WebAssembly memory whatever the size (memory.ts).
+ */
+
+export interface JpegEncodeOptions {
+  /** 1..100, scaling libjpeg's Annex K tables (jpeg_set_quality). */
+  quality: number;
+  /**
+   * Huffman tables optimised for the image (libjpeg's optimize_coding, sharp's default): 6% (q80)
+   * to 15% (q95) smaller files of the 12 MP photo, but libjpeg keeps the whole image's
+   * coefficients until the end (encoderLibjpegBytes says how much).
+   */
+  optimizeHuffman: boolean;
+  /** Most bytes the file may have (the memory plan's bound); unset: the noise bound for the size and quality. */
+  maxBytes?: number;
+}
+
+/** Measurements of the last encode, for tests and the benchmark. */
+export interface JpegEncodeStats {
+  libjpegPeakBytes: number;
+  wasmBytes: number;
+}
+
+/**
+ * Encodes `source` (RGBA bands, top to bottom) as a baseline JPEG with libjpeg's default settings
+ * (4:2:0; a grey source gives a one-component JPEG) and closes it. `stats`, if given, receives the
+ * memory the encode used.
+ */
+export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, stats?: JpegEncodeStats): Promise<Uint8Array> {
+  const { width, height } = source;
+  const output = new ResultBuffer(options.maxBytes ?? jpegResultBytes(width * height, options.quality));
+  let wasm: WasmInstance<Libjpeg> | null = null;
+  let encoder = 0;
+  try {
+    if (source.model !== 'rgba') throw new Error(`jpeg: cannot encode ${source.model} bands`);
+    wasm = await openLibjpeg({ jpegWriteOutput: (chunk: Uint8Array) => output.append(chunk) });
+    const lib = wasm.instance;
+    const components = source.grey ? 1 : 3;
+    encoder = lib._encoder_create(encoderLibjpegBytes(width, height, components, options.optimizeHuffman));
+    if (!encoder) throw outOfMemory('libjpeg encoder_create');
+    const check = (status: number, what: string) => {
+      if (status < 0) throw statusError(status, cString(lib, lib._encoder_message(encoder)), what);
+    };
+    check(lib._encoder_start(encoder, width, height, options.quality, components, options.optimizeHuffman ? 1 : 0, JPEG_BAND_ROWS), 'start');
+    let written = 0;
+    for (let band = await source.read(); band; band = await source.read()) {
+      if (band.y !== written) throw new Error(`jpeg: band at row ${band.y}, expected ${written}`);
+      for (let r = 0; r < band.rows; r += JPEG_BAND_ROWS) {
+        const rows = Math.min(JPEG_BAND_ROWS, band.rows - r);
+        lib.HEAPU8.set(band.data.subarray(r * width * 4, (r + rows) * width * 4), lib._encoder_band(encoder));
+        check(lib._encoder_write(encoder, rows), 'write');
+      }
+      written += band.rows;
+    }
+    if (written !== height) throw new Error(`jpeg: the source ended after ${written} of ${height} rows`);
+    // With optimised tables, the whole image is entropy-coded here; other runs can go on meanwhile.
+    check(await wasm.callYielding(lib._encoder_finish_entry(), encoder), 'finish');
+    if (stats) {
+      stats.libjpegPeakBytes = lib._encoder_memory_peak(encoder);
+      stats.wasmBytes = wasm.memory.buffer.byteLength;
+    }
+  } finally {
+    source.close();
+    if (encoder) wasm?.instance._encoder_destroy(encoder);
+    wasm?.release();
+  }
+  return output.bytes();
+}
+
+/**
+ * Images up to this size are encoded with optimised Huffman tables by `jpegEncoder` (byte for byte
+ * sharp's default output): its coefficient buffer is 3 bytes a pixel, 36 MB at 12 MP. Larger
+ * images get libjpeg's standard tables (6% more bytes at q80, 17% at q95 on the 12 MP photo) in
+ * about 1 MB. The pipeline can decide for itself with encodeJpeg and jpegEncodeWasmBytes.
+ */
+export const JPEG_OPTIMIZE_MAX_PIXELS = 12_600_000;
+
+export const jpegEncoder: RowEncoder = {
+  placesOrientation: false,
+  encode(source: RowSource, { quality, orientation, maxBytes, lowMemory }: EncodeOptions): Promise<Uint8Array> {
+    if (orientation !== 1) {
+      source.close();
+      return Promise.reject(new Error(`jpeg: the encoder does not place orientation ${orientation}`));
+    }
+    const optimizeHuffman = lowMemory === undefined ? source.width * source.height <= JPEG_OPTIMIZE_MAX_PIXELS : !lowMemory;
+    return encodeJpeg(source, { quality, optimizeHuffman, maxBytes });
+  },
+};
+

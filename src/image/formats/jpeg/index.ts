@@ -1,0 +1,37 @@
+import { startsWith } from '../../bytes';
+import { defineFormat } from '../format';
+import { openJpegDecode, JPEG_SHRINK_FACTORS } from './decode';
+import { jpegEncoder } from './encode';
+import { readJpegHeader, verifyJpegStructure } from './header';
+import { jpegDecodeWasmBytes, jpegEncodeWasmBytes, jpegResultBytes } from './memory';
+import { stripJpeg } from './strip';
+
+export const jpeg = defineFormat({
+  name: 'jpg',
+  aliases: ['jpeg'],
+  extension: 'jpg',
+  mimeType: 'image/jpeg',
+  label: 'JPEG',
+  sniff: (bytes) => startsWith(bytes, 0, [0xff, 0xd8, 0xff]),
+  readHeader: readJpegHeader,
+  verify: verifyJpegStructure,
+  strip: stripJpeg,
+  decode: (bytes, header, options) => openJpegDecode(bytes, header.frame, options),
+  shrinkFactors: JPEG_SHRINK_FACTORS,
+  maxDimension: 65_535,
+  supportsAlpha: false,
+  resultMayBeCapped: false,
+  encoder: jpegEncoder,
+  // Bands hand out views into the instance's memory: baseline files 1 MiB whatever their size,
+  // files with several scans 2 bytes a sample for the coefficients (3 a pixel for 4:2:0).
+  decodeCost: ({ frame }, { stored, decode }) => {
+    const streaming = jpegDecodeWasmBytes({ ...frame, ...stored }, decode.shrink);
+    return { open: streaming, streaming };
+  },
+  // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,
+  // 3 bytes a pixel; the low-memory mode writes libjpeg's standard tables from about 1 MiB.
+  encodeCost: ({ output, quality, grey, lowMemory }) => ({
+    streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory) + jpegResultBytes(output.width * output.height, quality),
+  }),
+  resultBound: ({ output, quality }) => jpegResultBytes(output.width * output.height, quality),
+});
