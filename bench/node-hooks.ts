@@ -1,6 +1,6 @@
 /**
  * Lets Node 24 import the Worker's source directly (for benchmarks of single codecs outside
- * workerd): extensionless relative imports resolve to .ts files, and a .wasm import gives a
+ * workerd): extensionless relative imports resolve to .ts files (or a folder's index.ts), and a .wasm import gives a
  * compiled WebAssembly.Module, as wrangler's bundler does. Use with
  * `node --experimental-transform-types --import ./bench/node-hooks.ts <script>`.
  */
@@ -9,10 +9,12 @@ import { registerHooks } from 'node:module';
 registerHooks({
   resolve(specifier, context, next) {
     if (/^\.\.?\//.test(specifier) && !/\.(ts|js|mjs|wasm|json)$/.test(specifier)) {
-      try {
-        return next(`${specifier}.ts`, context);
-      } catch {
-        // not a .ts file: resolve as written
+      for (const candidate of [`${specifier}.ts`, `${specifier}/index.ts`]) {
+        try {
+          return next(candidate, context);
+        } catch {
+          // not this file: try the next, then resolve as written
+        }
       }
     }
     return next(specifier, context);

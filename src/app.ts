@@ -11,6 +11,7 @@ import { registerMe } from './routes/me';
 import { registerProcessing } from './routes/processing';
 import { registerOpenApiDocument } from './routes/openapi';
 import { registerWeb } from './web';
+import { cpuShare } from './admission/cpu-share';
 
 export interface AppOptions {
   /** The app's time (quota days, rate windows, expiry); tests pass a clock they move by hand. */
@@ -37,7 +38,13 @@ export function createApp(options: AppOptions = {}) {
     c.set('settings', readSettings(c.env));
     c.set('clock', clock);
     c.set('clientSignal', c.req.raw.signal);
-    await next();
+    // Long pipeline runs give way to the requests in flight beside them (src/admission/cpu-share.ts).
+    const left = cpuShare.enter();
+    try {
+      await next();
+    } finally {
+      left();
+    }
   });
 
   app.get('/api/v1', (c) =>

@@ -109,6 +109,18 @@ export default defineConfig({
         },
       },
       {
+        // Fairness measured through `npm run dev`: after every other project, alone on the machine.
+        test: {
+          name: 'fairness',
+          root,
+          environment: 'node',
+          include: ['test/fairness/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 240_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
         // The web pages in headless Chromium against `npm run dev` (test/e2e/browser.ts finds Chromium).
         // Each file starts its own dev server (free ports) and browser, so it can overlap other files.
         plugins: [wasmAsModule],

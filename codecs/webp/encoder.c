@@ -29,7 +29,6 @@ EM_JS(int, js_write_output, (const uint8_t *data, size_t size), {
 
 struct encoder {
   WebPPicture picture;
-  int progress; /* the percentage libwebp last reported */
   uint8_t *rows; /* the rectangle to import, RGBA, rows of its own width */
   size_t rows_size;
   int status;
@@ -138,22 +137,19 @@ int encoder_import(struct encoder *e, int x, int y, int width, int height) {
   return CODEC_OK;
 }
 
-/*
- * Encoding a pixel (method 4) takes about as long as decoding eight of a JPEG, the unit yield
- * points count in (codecs/common/yield.h).
- */
-#define ENCODE_WORK_PER_PIXEL 8
+/* Macroblocks between yield points: about 1 ms of work (src/image/formats/webp/libwebp.ts counts the time). */
+#define MACROBLOCKS_PER_YIELD 64
+
+static int macroblocks_done;
 
 /*
- * libwebp reports progress (at most once a percent, at each row of macroblocks): a yield point,
- * counting the share of the picture done since the last report.
+ * Called by libwebp for every macroblock each pass of the encoder steps through (a patch the
+ * build script applies to VP8IteratorNext): a yield point every MACROBLOCKS_PER_YIELD of them.
  */
-static int report_progress(int percent, const WebPPicture *picture) {
-  struct encoder *const e = (struct encoder *)picture->user_data;
-  const int done = percent > e->progress ? percent - e->progress : 0;
-  e->progress = percent;
-  codec_yield_point((int)((int64_t)picture->width * picture->height * done / 100 * ENCODE_WORK_PER_PIXEL));
-  return 1;
+void codec_macroblock_done(void) {
+  if (++macroblocks_done < MACROBLOCKS_PER_YIELD) return;
+  codec_yield_point(macroblocks_done);
+  macroblocks_done = 0;
 }
 
 static int write_output(const uint8_t *data, size_t size, const WebPPicture *picture) {
@@ -190,9 +186,7 @@ int encoder_encode(struct encoder *e, int quality, int method, int low_memory, i
   e->rows_size = 0;
   picture->writer = write_output;
   picture->custom_ptr = e;
-  picture->progress_hook = report_progress;
-  picture->user_data = e;
-  e->progress = 0;
+  macroblocks_done = 0;
   codec_memory_clear_failure();
   if (WebPEncode(&config, picture)) return CODEC_OK;
   const int status = status_of_encoding(picture->error_code);

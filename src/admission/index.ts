@@ -24,11 +24,6 @@ export class MemoryAdmission {
     return this.running;
   }
 
-  /** Whether a run that yields now would let another one go on (something else runs or waits). */
-  get contended(): boolean {
-    return this.running > 1 || this.waiting.length > 0;
-  }
-
   /** Counts `bytes` already in memory (a parsed upload) until the returned function is called. */
   hold(bytes: number): () => void {
     this.held += bytes;

@@ -1,5 +1,6 @@
 import { WasmLedger } from './codecs/wasm-memory';
-import { withRunContext } from './run-context';
+import type { CpuTurns } from './operations';
+import { ALONE, newRun, withRunContext } from './run-context';
 import { forward, type RowSource } from './stages/rows';
 
 /**
@@ -16,11 +17,11 @@ export class MemoryMeter {
   constructor(private readonly heldThroughout: number) {}
 
   /**
-   * Runs the pipeline so that the codec instances it creates are counted here; `contended` says
-   * whether other runs are waiting for the CPU (run-context.ts).
+   * Runs the pipeline so that the codec instances it creates are counted here; `share` is how it
+   * takes turns with other requests (run-context.ts).
    */
-  run<T>(job: () => Promise<T>, contended: () => boolean = () => false): Promise<T> {
-    return withRunContext({ ledger: this.ledger, contended, pixelsSinceYield: 0 }, job);
+  run<T>(job: () => Promise<T>, share: CpuTurns = ALONE): Promise<T> {
+    return withRunContext(newRun(this.ledger, share), job);
   }
 
   sample(jsBytes: number): void {

@@ -37,8 +37,15 @@ export interface RunOptions {
    * when the run may start (admission by memory) with the function that releases it.
    */
   admit?: (peakBytes: number) => Promise<() => void>;
-  /** Whether other runs are waiting for the CPU, so this one should let them in between bands. */
-  contended?: () => boolean;
+  /** How the run shares the isolate's thread at its yield points (run-context.ts). */
+  share?: CpuTurns;
+}
+
+/** What a run's yield points ask of the isolate: are others in it, and a turn for them. */
+export interface CpuTurns {
+  contended(): boolean;
+  /** Resolves when the run may go on: the event loop has turned, and others had their go. */
+  turn(): Promise<void>;
 }
 
 export interface ProcessedImage {

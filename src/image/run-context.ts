@@ -1,16 +1,26 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { WasmLedger } from './codecs/wasm-memory';
+import type { CpuTurns } from './operations';
 
 /**
  * What belongs to one pipeline run across its awaits (several runs interleave in an isolate): the
- * codec instances it created (their memory is counted in its ledger), and whether other runs are
- * waiting for the CPU, so its long steps should let them in.
+ * codec instances it created (their memory is counted in its ledger), and how it shares the
+ * isolate's thread with other requests at its yield points.
  */
 export interface RunContext {
   ledger: WasmLedger;
-  contended: () => boolean;
-  /** Pixels worked through since the run last let others in. */
-  pixelsSinceYield: number;
+  share: CpuTurns;
+  /** Estimated nanoseconds of work since the run last took a turn, corrected by `pace`. */
+  workSinceTurn: number;
+  /** How much longer than estimated the run's work really takes (see doWork). */
+  pace: number;
+  /** Date.now() when the run last went on after a turn. */
+  wentOnAt: number;
+}
+
+/** A fresh run's context. */
+export function newRun(ledger: WasmLedger, share: CpuTurns): RunContext {
+  return { ledger, share, workSinceTurn: 0, pace: 1, wentOnAt: Date.now() };
 }
 
 const runs = new AsyncLocalStorage<RunContext>();
@@ -24,28 +34,55 @@ export function currentRun(): RunContext | undefined {
 }
 
 /**
- * About 10-20 ms of work in any step: an isolate runs one piece of JavaScript at a time, so a 32x32
- * request beside a 24 MP one would otherwise wait for all of it. A yield costs a macrotask (~1 ms).
+ * Work between turns while other requests are in the isolate: each of their steps (D1, the rate
+ * limiter, R2) can only go on at a turn, so a short request waits at most about this long at each.
  */
-const PIXELS_BETWEEN_YIELDS = 1_000_000;
+const WORK_BETWEEN_TURNS_CONTENDED_NS = 3_000_000;
 /**
- * A run alone still yields now and then (about every 50-80 ms of work): a request that arrives
- * meanwhile is only delivered to the isolate when its event loop turns, and only then can it make
- * the run contended. Awaiting bands (microtasks) does not turn it.
+ * Work between turns when the run is alone: a request that arrives meanwhile is only delivered to
+ * the isolate when its event loop turns (awaiting bands, which are microtasks, does not turn it).
  */
-const PIXELS_BETWEEN_YIELDS_ALONE = 4_000_000;
+const WORK_BETWEEN_TURNS_ALONE_NS = 10_000_000;
+
+/** Without a share (tests, tools): turns of the event loop only. */
+export const ALONE: CpuTurns = {
+  contended: () => false,
+  turn: () => new Promise((resolve) => setTimeout(resolve, 0)),
+};
 
 /**
- * Called as work is done (`pixels` of it): a promise to await when this run has worked long enough
- * since it last let others in (sooner when other runs wait), otherwise undefined (go on at once).
- * Codecs reach it from inside WebAssembly through JSPI (codecs/codec.ts).
+ * Called as work is done (`ns`: its estimated cost in nanoseconds: the formats' `work` figures and
+ * the codecs' factors in codecs/codec.ts): a promise to await when this run has worked long enough
+ * since its last turn, otherwise undefined (go on at once). Workers' clocks stand still while code
+ * runs, so work is counted, not timed. But the clock moves at each turn, so a turn learns how long
+ * the slice of work before it really took, and the estimates that follow are corrected by that
+ * pace (a phase of a codec can take three times what its average says). Codecs reach this from
+ * inside WebAssembly through JSPI.
  */
-export function yieldPoint(pixels: number): Promise<void> | undefined {
+export function doWork(ns: number): Promise<void> | undefined {
   const run = runs.getStore();
   if (!run) return undefined;
-  run.pixelsSinceYield += pixels;
-  if (run.pixelsSinceYield < PIXELS_BETWEEN_YIELDS) return undefined;
-  if (!run.contended() && run.pixelsSinceYield < PIXELS_BETWEEN_YIELDS_ALONE) return undefined;
-  run.pixelsSinceYield = 0;
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  run.workSinceTurn += ns * run.pace;
+  const between = run.share.contended() ? WORK_BETWEEN_TURNS_CONTENDED_NS : WORK_BETWEEN_TURNS_ALONE_NS;
+  if (run.workSinceTurn < between) return undefined;
+  return takeTurn(run);
+}
+
+/** A timer turn costs about a millisecond of waiting (its granularity): not the run's work. */
+const TURN_MS = 1;
+
+async function takeTurn(run: RunContext): Promise<void> {
+  const estimatedMs = run.workSinceTurn / 1e6;
+  const alone = !run.share.contended();
+  run.workSinceTurn = 0;
+  await run.share.turn();
+  // From the last turn to the end of this one: the slice of work and the turn (the clock stood
+  // still during the work, but has caught up now).
+  const after = Date.now();
+  // Only a slice with nobody else in the isolate measures this run's own pace.
+  if (alone && !run.share.contended()) {
+    const measuredMs = Math.max(0, after - run.wentOnAt - TURN_MS);
+    run.pace = Math.min(8, Math.max(0.25, (run.pace * (measuredMs + estimatedMs)) / (2 * estimatedMs)));
+  }
+  run.wentOnAt = after;
 }

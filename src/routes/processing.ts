@@ -4,6 +4,7 @@ import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
 import { processImage } from '../image/pipeline';
 import { MemoryAdmission } from '../admission';
+import { cpuShare } from '../admission/cpu-share';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
@@ -108,10 +109,18 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   } finally {
     releaseUpload();
   }
+  const share = cpuShare.run();
   const image = await processImage(upload.bytes, operation, pixelLimits, {
-    admit: (peakBytes) => memory.admit(peakBytes, c.get('clientSignal')),
-    contended: () => memory.contended,
-  });
+    admit: async (peakBytes) => {
+      const admitted = cpuShare.waitForMemory();
+      try {
+        return await memory.admit(peakBytes, c.get('clientSignal'));
+      } finally {
+        admitted();
+      }
+    },
+    share,
+  }).finally(share.end);
   // The result is in memory until it is stored.
   const releaseResult = memory.hold(image.bytes.byteLength);
   c.get('facts').pipelinePeakBytes = image.peakBytes;

@@ -1,4 +1,4 @@
-import { yieldPoint } from '../run-context';
+import { doWork } from '../run-context';
 import { trackMemory } from './wasm-memory';
 
 /**
@@ -48,8 +48,8 @@ const YIELD_FUNCTION = 'js_yield';
  * encoder handing out bands across awaits). `overrides` become properties of the Emscripten Module
  * object, where the module's imported JavaScript functions (EM_JS) find their callbacks.
  */
-export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebAssembly.Module, overrides: object = {}): Promise<WasmInstance<T>> {
-  const { instance, memory, exports } = await instantiateEmscripten<T>(factory, module, overrides);
+export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebAssembly.Module, overrides: object = {}, nsPerYieldUnit = 0): Promise<WasmInstance<T>> {
+  const { instance, memory, exports } = await instantiateEmscripten<T>(factory, module, overrides, nsPerYieldUnit);
   const untrack = trackMemory(memory);
   let live = true;
   const setYielding = (instance as { _codec_set_yielding?: (on: number) => void })._codec_set_yielding;
@@ -80,7 +80,8 @@ export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebA
 async function instantiateEmscripten<T>(
   factory: EmscriptenFactory,
   module: WebAssembly.Module,
-  overrides: object = {},
+  overrides: object,
+  nsPerYieldUnit: number,
 ): Promise<{ instance: T; memory: WebAssembly.Memory; exports: WebAssembly.Exports }> {
   let memory: WebAssembly.Memory | undefined;
   let exports: WebAssembly.Exports = {};
@@ -91,12 +92,13 @@ async function instantiateEmscripten<T>(
     // ("Invalid URL string" under wrangler dev and on deployment); the module is passed in anyway.
     locateFile: (file: string) => file,
     instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
-      // A module's yield points wait for what yieldPoint answers (run-context.ts): a promise suspends it.
+      // A module's yield points wait for what doWork answers (run-context.ts): a promise suspends it.
+      // They report work in the module's own units (pixels of some step), `nsPerYieldUnit` each.
       // (An optimised build renames the import module too: "a", not "env".)
       for (const functions of Object.values(imports)) {
         for (const [key, value] of Object.entries(functions)) {
           if (typeof value !== 'function' || value.name !== YIELD_FUNCTION) continue;
-          functions[key] = jspi ? (new jspi.Suspending((pixels: number) => yieldPoint(pixels)) as WebAssembly.ImportValue) : () => {};
+          functions[key] = jspi ? (new jspi.Suspending((units: number) => doWork(units * nsPerYieldUnit)) as WebAssembly.ImportValue) : () => {};
         }
       }
       const wasm = new WebAssembly.Instance(module, imports);

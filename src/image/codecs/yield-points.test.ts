@@ -2,17 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { referenceJpegEncode } from '../../../test/support/image-testing';
 import { frameSource, readBands } from '../../../test/support/row-sources';
 
-import { withRunContext } from '../run-context';
+import { newRun, withRunContext } from '../run-context';
 import type { RgbaImage } from '../types';
 import { encodeWholeAvif } from '../../../test/support/avif-whole-encode';
+import { avifEncoderWith } from '../formats/avif/encode';
 import { encodeWebp } from '../formats/webp/encode';
 import { WasmLedger } from './wasm-memory';
 import { openDecode } from '../../../test/support/formats';
 
 /*
  * Long calls inside the codecs (a WebP encode, the scans of a progressive JPEG, an AV1 frame) reach
- * the run's yield points from inside WebAssembly (codecs/common/yield.h through JSPI): with other
- * runs waiting, they let them in every megapixel or so of work, not only between bands.
+ * the run's yield points from inside WebAssembly (codecs/common/yield.h through JSPI), and calls
+ * the codecs make one piece at a time (AVIF tiles, both ways) yield between the pieces: with other
+ * requests in the isolate, they take a turn every few milliseconds of work, not only between bands.
  */
 
 function noise(width: number, height: number): RgbaImage {
@@ -25,14 +27,16 @@ function noise(width: number, height: number): RgbaImage {
   return { data, width, height };
 }
 
-/** How many times `job` let waiting runs in (each yield asks whether any wait; here they always do). */
+/** How many turns `job` took, with other requests always in the isolate. */
 async function yieldsDuring(job: () => Promise<unknown>): Promise<number> {
   let yields = 0;
-  const contended = () => {
-    yields++;
-    return true;
+  const share = {
+    contended: () => true,
+    turn: async () => {
+      yields++;
+    },
   };
-  await withRunContext({ ledger: new WasmLedger(), contended, pixelsSinceYield: 0 }, job);
+  await withRunContext(newRun(new WasmLedger(), share), job);
   return yields;
 }
 
@@ -54,10 +58,19 @@ describe('yield points inside codec calls', () => {
     expect(yields).toBeGreaterThanOrEqual(5);
   });
 
-  // (A grid's tiles are decoded one call each, between the pipeline's bands, which yield themselves.)
   it('a single-image AVIF of 3 MP yields while dav1d decodes it', async () => {
     const avif = await encodeWholeAvif(image, 60);
     const yields = await yieldsDuring(async () => void (await readBands(await openDecode(avif, { shrink: 1, region: null }))));
     expect(yields).toBeGreaterThanOrEqual(2);
+  });
+
+  it('an AVIF result of 3 MP yields between its tiles, and its grid yields while dav1d decodes the tiles', async () => {
+    let avif: Uint8Array = new Uint8Array(0);
+    const encodeYields = await yieldsDuring(async () => {
+      avif = await avifEncoderWith({}).encode(frameSource(image, { alpha: false }), { quality: 60, orientation: 1 });
+    });
+    expect(encodeYields).toBeGreaterThanOrEqual(12); // 12 tiles of 504 px (500 x 375 here), each ~70 ms of work
+    const decodeYields = await yieldsDuring(async () => void (await readBands(await openDecode(avif, { shrink: 1, region: null }))));
+    expect(decodeYields).toBeGreaterThanOrEqual(12);
   });
 });

@@ -54,6 +54,11 @@ export interface FormatInfo {
   sniff(bytes: Uint8Array): boolean;
   /** Reads the header: the record every later step uses. Damage is AppError UNSUPPORTED_FORMAT. */
   read(bytes: Uint8Array): ImageFile;
+  /**
+   * Estimated nanoseconds of work a pixel takes, for the run's turns (run-context.ts): to decode
+   * (a stored pixel) and to encode (a pixel of the result) outside the codecs' own yield points.
+   */
+  work: { decode: number; encode: number };
   /** Shrink factors the decoder applies while decoding (JPEG's DCT scaling: 1, 2, 4, 8); [1] for none. */
   shrinkFactors: readonly number[];
   /** Largest width or height the format (or its encoder) can store. */

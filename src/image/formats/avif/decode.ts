@@ -108,12 +108,28 @@ class AvifRows implements RowSource {
     }
     const rows = Math.min(this.bandRows, this.height - this.next);
     const data = this.band.subarray(0, rows * this.width * 4);
-    for (let i = 0; i < rows; i++) this.convertRow(this.region.y + this.next + i, i * this.width);
+    for (let i = 0; i < rows; i++) {
+      const y = this.region.y + this.next + i;
+      for (const [plane, row] of this.planeRows(y)) {
+        const decoding = this.color.prepare(plane, row);
+        if (decoding) await decoding;
+      }
+      const decodingAlpha = this.alphaRows?.prepare(0, y);
+      if (decodingAlpha) await decodingAlpha;
+      this.convertRow(y, i * this.width);
+    }
     const band = { y: this.next, rows, data };
     this.next += rows;
     this.color.dropBefore(this.region.y + this.next);
     this.alphaRows?.dropBefore(this.region.y + this.next);
     return band;
+  }
+
+  /** The plane rows convertRow(y) asks for, in its order (planeRows and convertRow must agree). */
+  private planeRows(y: number): [0 | 1 | 2, number][] {
+    if (this.conversion.mode === 'mono') return [[0, y]];
+    const [c0, c1] = this.conversion.chromaRows(y, this.color.format.height);
+    return [...(c1 < c0 ? [[1, c1] as [1, number]] : []), [1, c0], [0, y], ...(c1 > c0 ? [[1, c1] as [1, number]] : [])];
   }
 
   /** Converts coded row `y` into the band from pixel `at` on. */

@@ -3,19 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { AVIF_MAX_TILE_SIDE, planAvifLayout } from './encode-layout';
 
 describe('AVIF tile layout', () => {
-  it('cuts photos into the fewest tiles of at most 512 px, each a multiple of 8', () => {
-    expect(planAvifLayout(4000, 3000)).toEqual({ columns: 8, rows: 6, tileWidth: 504, tileHeight: 504 });
-    expect(planAvifLayout(6000, 4000)).toEqual({ columns: 12, rows: 8, tileWidth: 504, tileHeight: 504 });
-    expect(planAvifLayout(1600, 1200)).toEqual({ columns: 4, rows: 3, tileWidth: 400, tileHeight: 400 });
+  it('cuts photos into the fewest tiles of at most 384 px, each a multiple of 8', () => {
+    expect(planAvifLayout(4000, 3000)).toEqual({ columns: 11, rows: 8, tileWidth: 368, tileHeight: 376 });
+    expect(planAvifLayout(6000, 4000)).toEqual({ columns: 16, rows: 11, tileWidth: 376, tileHeight: 368 });
+    expect(planAvifLayout(1600, 1200)).toEqual({ columns: 5, rows: 4, tileWidth: 320, tileHeight: 304 });
   });
 
   it('keeps results no larger than one tile as one item', () => {
-    expect(planAvifLayout(512, 512)).toEqual({ columns: 1, rows: 1, tileWidth: 512, tileHeight: 512 });
-    expect(planAvifLayout(1024, 256)).toEqual({ columns: 1, rows: 1, tileWidth: 1024, tileHeight: 256 });
+    expect(planAvifLayout(384, 384)).toEqual({ columns: 1, rows: 1, tileWidth: 384, tileHeight: 384 });
+    expect(planAvifLayout(1024, 128)).toEqual({ columns: 1, rows: 1, tileWidth: 1024, tileHeight: 128 });
   });
 
   it('gives sides under 64 px one column or row of 64 px tiles (MIAF minimum)', () => {
-    expect(planAvifLayout(40, 12000)).toEqual({ columns: 1, rows: 24, tileWidth: 64, tileHeight: 504 });
+    expect(planAvifLayout(40, 12000)).toEqual({ columns: 1, rows: 32, tileWidth: 64, tileHeight: 376 });
   });
 
   it('covers the even canvas with equal even tiles, the last row and column overlapping it (HEIF, MIAF)', () => {

@@ -14,13 +14,16 @@ export interface AvifLayout {
 }
 
 /**
- * The largest tile side, by measurement on the 12 MP photo at q80: jSquash's instance stays at its
- * initial 16 MiB up to 512 px tiles (640: 19.25 MiB, 768: 23.1, 1024: 40); 504 px tiles gave the
- * best SSIM (0.9641 at 1,915,079 bytes; 384: 0.9638, +0.3% bytes; 768: 0.9634, -0.6%; 256: 0.9632,
- * +1.3%; the whole image: 0.9619, +1.5%), and no size showed seams (SSIM beside tile edges at or
- * above the rest of the image).
+ * The largest tile side, by measurement on the 12 MP photo at q80. jSquash's instance stays at its
+ * initial 16 MiB up to 512 px tiles (640: 19.25 MiB, 768: 23.1, 1024: 40). Tiles of at most 504 px
+ * gave the best SSIM (0.9641 at 1,915,079 bytes; 384: 0.9638, +0.3% bytes; 768: 0.9634, -0.6%;
+ * 256: 0.9632, +1.3%; the whole image: 0.9619, +1.5%), and no size showed seams (SSIM beside tile
+ * edges at or above the rest of the image). But each tile is one call into libaom that nothing
+ * interrupts, and other requests in the isolate wait for it (src/admission/cpu-share.ts): 504 px
+ * tiles take 70-80 ms each, 368 px ones 28 ms, and the whole encode was faster (2,456 ms against
+ * 2,687 ms in Node) for 0.3% more bytes.
  */
-export const AVIF_MAX_TILE_SIDE = 512;
+export const AVIF_MAX_TILE_SIDE = 384;
 
 /**
  * One item when the result is no larger than a tile (the output of today's whole-image encode);

@@ -19,6 +19,8 @@ export const avif = defineFormat({
   verify: (_bytes, header) => verifyAv1Sizes(header),
   strip: stripAvif,
   decode: (bytes, header, options) => openAvif(bytes, header, options),
+  // Frames and tiles yield on their own (dav1d.ts, encode.ts); bands are converted from YUV or gathered into tiles.
+  work: { decode: 15, encode: 2 },
   shrinkFactors: [1],
   maxDimension: 65_536,
   supportsAlpha: true,

@@ -19,6 +19,8 @@ export interface LayerRows {
   readonly format: PictureFormat;
   /** Row `y` of plane `plane` (0 = Y, 1 = U, 2 = V; chroma rows counted in chroma resolution). */
   row(plane: 0 | 1 | 2, y: number): PlaneRow;
+  /** Decodes what `row(plane, y)` will need, letting other requests go on meanwhile (a grid's tiles); undefined when it is there. */
+  prepare(plane: 0 | 1 | 2, y: number): Promise<void> | undefined;
   /** Rows of luma row index below `y` (and chroma rows they alone use) will not be asked for again. */
   dropBefore(y: number): void;
   /** JavaScript bytes held (row scratch); the pictures are in wasm memory. */
@@ -30,7 +32,11 @@ export interface LayerRows {
  * image whole (letting other runs go on while dav1d works), a grid its first row of tiles.
  */
 export async function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: AvifLayer, what: string, firstRow: number): Promise<LayerRows> {
-  if (layer.grid) return new GridRows(codec, file, layer, what, firstRow);
+  if (layer.grid) {
+    const rows = new GridRows(codec, file, layer, what);
+    await rows.prepare(0, Math.max(0, firstRow - 1));
+    return rows;
+  }
   const image = layer.tiles[0];
   const picture = codec.createPicture();
   await codec.decodeYielding(file, image.ranges, picture, `${what} ${image.id}`);
@@ -71,6 +77,10 @@ class SingleImageRows implements LayerRows {
     return { samples, at: y * stride };
   }
 
+  prepare(): undefined {
+    return undefined;
+  }
+
   dropBefore(): void {}
 
   heldBytes(): number {
@@ -101,10 +111,8 @@ class GridRows implements LayerRows {
     private readonly file: Uint8Array,
     private readonly layer: AvifLayer,
     private readonly what: string,
-    firstRow: number,
   ) {
     this.grid = layer.grid!;
-    this.tiles(Math.floor(Math.max(0, firstRow - 1) / this.grid.tileHeight));
   }
 
   /**
@@ -113,19 +121,54 @@ class GridRows implements LayerRows {
    * held at a time.
    */
   private tiles(index: number): DecodedPicture[] {
-    let pictures = this.tileRows.get(index);
-    if (pictures) return pictures;
-    for (const above of this.tileRows.keys()) if (above < index) this.release(above);
-    pictures = [];
-    this.tileRows.set(index, pictures);
-    for (let column = 0; column < this.grid.columns; column++) {
-      const picture = this.spare.pop() ?? this.codec.createPicture();
-      pictures.push(picture);
+    const pictures = this.tileRows.get(index) ?? this.startTileRow(index);
+    for (let column = pictures.length; column < this.grid.columns; column++) {
       const image = this.layer.tiles[index * this.grid.columns + column];
-      this.checkFormat(decodeImage(this.codec, this.file, image, picture, `${this.what} grid tile`));
+      this.checkFormat(decodeImage(this.codec, this.file, image, this.nextPicture(pictures), `${this.what} grid tile`));
     }
+    return pictures;
+  }
+
+  /** `tiles(index)` ahead of time, each tile decoded with dav1d's yield points (a 512 px tile takes ~20 ms). */
+  private async decodeTiles(index: number): Promise<void> {
+    const pictures = this.tileRows.get(index) ?? this.startTileRow(index);
+    for (let column = pictures.length; column < this.grid.columns; column++) {
+      const image = this.layer.tiles[index * this.grid.columns + column];
+      const picture = this.nextPicture(pictures);
+      await this.codec.decodeYielding(this.file, image.ranges, picture, `${this.what} grid tile ${image.id}`);
+      this.checkFormat(checkedFormat(image, picture, this.what));
+    }
+  }
+
+  private startTileRow(index: number): DecodedPicture[] {
+    for (const above of this.tileRows.keys()) if (above < index) this.release(above);
+    const pictures: DecodedPicture[] = [];
+    this.tileRows.set(index, pictures);
     this.decodedRows++;
     return pictures;
+  }
+
+  private nextPicture(pictures: DecodedPicture[]): DecodedPicture {
+    const picture = this.spare.pop() ?? this.codec.createPicture();
+    pictures.push(picture);
+    return picture;
+  }
+
+  /**
+   * Assembles what row(plane, y) will return, decoding its row of tiles first when needed (with
+   * yield points): both chroma planes at once, as convertRow asks for them, so that no row of
+   * tiles is released while a row it serves is still to be assembled.
+   */
+  prepare(plane: 0 | 1 | 2, y: number): Promise<void> | undefined {
+    const planes: (0 | 1 | 2)[] = plane === 0 ? [0] : [1, 2];
+    if (planes.every((p) => this.assembled[p][y & 1]?.y === y)) return undefined;
+    const chroma = plane !== 0 && this.format !== undefined && this.format.layout !== LAYOUT_I400;
+    const index = Math.floor(y / (this.grid.tileHeight >> (chroma ? this.subsampleY : 0)));
+    const assemble = () => {
+      for (const p of planes) this.row(p, y);
+    };
+    if (this.tileRows.get(index)?.length === this.grid.columns) return void assemble();
+    return this.decodeTiles(index).then(assemble);
   }
 
   private release(index: number): void {

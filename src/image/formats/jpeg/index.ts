@@ -17,6 +17,8 @@ export const jpeg = defineFormat({
   verify: verifyJpegStructure,
   strip: stripJpeg,
   decode: (bytes, header, options) => openJpegDecode(bytes, header.frame, options),
+  // Without the optimised tables' pass, which yields on its own (libjpeg.ts).
+  work: { decode: 12, encode: 20 },
   shrinkFactors: JPEG_SHRINK_FACTORS,
   maxDimension: 65_535,
   supportsAlpha: false,

@@ -17,6 +17,7 @@ export const png = defineFormat({
   verify: verifyPngChunks,
   strip: stripPng,
   decode: openPng,
+  work: { decode: 65, encode: 175 },
   shrinkFactors: [1],
   maxDimension: 2 ** 31 - 1,
   supportsAlpha: true,

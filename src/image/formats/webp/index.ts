@@ -17,6 +17,8 @@ export const webp = defineFormat({
   verify: verifyFirstFrame,
   strip: stripWebp,
   decode: openWebpDecode,
+  // The encode proper is one call that yields on its own (libwebp.ts); bands are imported into its picture.
+  work: { decode: 20, encode: 10 },
   shrinkFactors: [1],
   maxDimension: 16_383,
   supportsAlpha: true,

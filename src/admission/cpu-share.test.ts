@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { CpuShare } from './cpu-share';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves to how long `promise` took, in ms (timers move the clock between turns). */
+async function duration(promise: Promise<unknown>): Promise<number> {
+  const started = Date.now();
+  await promise;
+  return Date.now() - started;
+}
+
+describe('CpuShare', () => {
+  it('a long run alone only lets the event loop turn', async () => {
+    const share = new CpuShare();
+    const left = share.enter();
+    const run = share.run();
+    expect(run.contended()).toBe(false);
+    expect(await duration(run.turn())).toBeLessThan(50);
+    run.end();
+    left();
+  });
+
+  it('a long run waits at its turn while a short request is in flight, until it has answered', async () => {
+    const share = new CpuShare();
+    const longLeft = share.enter();
+    const run = share.run();
+    await run.turn(); // now a long run
+    const shortLeft = share.enter();
+    expect(run.contended()).toBe(true);
+    let resumed = false;
+    const turn = run.turn().then(() => (resumed = true));
+    await sleep(60);
+    expect(resumed).toBe(false);
+    shortLeft();
+    await turn;
+    expect(resumed).toBe(true);
+    expect(run.contended(), 'still turning often just after the answer').toBe(true);
+    run.end();
+    longLeft();
+  });
+
+  it('never waits longer than its bound, however many short requests keep coming', async () => {
+    const share = new CpuShare();
+    const longLeft = share.enter();
+    const run = share.run();
+    await run.turn();
+    const shortLeft = share.enter();
+    const waited = await duration(run.turn());
+    expect(waited).toBeGreaterThanOrEqual(200);
+    expect(waited).toBeLessThan(1000);
+    shortLeft();
+    run.end();
+    longLeft();
+  });
+
+  it('does not wait for other long runs, nor for requests waiting for memory', async () => {
+    const share = new CpuShare();
+    const [aLeft, bLeft, cLeft] = [share.enter(), share.enter(), share.enter()];
+    const [a, b] = [share.run(), share.run()];
+    await Promise.all([a.turn(), b.turn()]);
+    const admitted = share.waitForMemory(); // the third request waits for memory
+    expect(await duration(Promise.all([a.turn(), b.turn()]))).toBeLessThan(100);
+    admitted();
+    cLeft();
+    [a, b].forEach((run) => run.end());
+    aLeft();
+    bLeft();
+  });
+});

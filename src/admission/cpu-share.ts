@@ -1,0 +1,128 @@
+/**
+ * Sharing the isolate's one thread. An isolate runs one piece of JavaScript at a time, so a long
+ * pipeline run (seconds of codec work) would hold up every other request in it: their D1, Durable
+ * Object and R2 steps complete, but their code only runs when the long run lets the event loop
+ * turn. Long runs therefore stop at yield points (about every 10 ms of work: src/image/run-context.ts)
+ * and take a turn here:
+ * - the event loop turns, so that what arrived meanwhile is delivered;
+ * - while any other request is in flight that is not itself a long run (nor waiting for memory,
+ *   which a pause would not help), the long run waits until they are done, at most MAX_PAUSE_MS at a
+ *   time: short requests go first, as a scheduler favours the shortest job, and a long run still
+ *   gets a slice of work between pauses however many short ones arrive.
+ * Workers' clocks stand still while code runs, so the work between yield points is counted, not
+ * timed; timers do fire while a run is paused.
+ */
+export class CpuShare {
+  private requests = 0;
+  private longRuns = 0;
+  private waitingForMemory = 0;
+  private readonly paused = new Set<() => void>();
+  private leftAt = -Infinity;
+
+  /** A request entered the isolate; call the result once it has answered. */
+  enter(): () => void {
+    this.requests++;
+    return once(() => {
+      this.requests--;
+      this.leftAt = Date.now();
+      this.wake();
+    });
+  }
+
+  /** A request waits for memory (src/admission MemoryAdmission); call the result once it runs or gives up. */
+  waitForMemory(): () => void {
+    this.waitingForMemory++;
+    this.wake();
+    return once(() => {
+      this.waitingForMemory--;
+    });
+  }
+
+  /**
+   * A pipeline run: whether others are in the isolate beside it, and its turn at a yield point. A run
+   * counts as long from its first turn (short runs never reach one) until `end()`.
+   */
+  run(): RunShare {
+    let long = false;
+    return {
+      // A request that just answered still has its answer to send, which the runtime writes between turns.
+      contended: () => this.requests > 1 || Date.now() - this.leftAt < LINGER_MS,
+      turn: async () => {
+        if (!long) {
+          long = true;
+          this.longRuns++;
+        }
+        await macrotask();
+        if (this.shortRequests() > 0) await this.pause();
+      },
+      end: once(() => {
+        if (!long) return;
+        this.longRuns--;
+        this.wake();
+      }),
+    };
+  }
+
+  private shortRequests(): number {
+    return this.requests - this.longRuns - this.waitingForMemory;
+  }
+
+  private pause(): Promise<void> {
+    return new Promise((resolve) => {
+      const resume = () => {
+        clearTimeout(timer);
+        this.paused.delete(resume);
+        resolve();
+      };
+      const timer = setTimeout(resume, MAX_PAUSE_MS);
+      this.paused.add(resume);
+    });
+  }
+
+  /**
+   * Resumes paused runs once no short request is left, a few milliseconds later: the request that
+   * just ended still has its answer to send, which the runtime writes on this isolate's thread
+   * while no JavaScript runs (a resumed run would hold it until its next turn).
+   */
+  private wake(): void {
+    if (this.shortRequests() > 0) return;
+    for (const resume of [...this.paused]) setTimeout(resume, ANSWER_FLUSH_MS);
+  }
+}
+
+export interface RunShare {
+  /** Other requests are in the isolate. */
+  contended(): boolean;
+  /** Awaited at a yield point: lets the event loop turn, and short requests finish first. */
+  turn(): Promise<void>;
+  end(): void;
+}
+
+/**
+ * Longest a long run waits for short requests at one yield point: a short conversion takes
+ * 20-60 ms, so this is rarely reached; when short ones keep coming, the long run still moves on.
+ */
+const MAX_PAUSE_MS = 250;
+
+/** How long a long run stays paused after the last short request answered (see wake). */
+const ANSWER_FLUSH_MS = 5;
+
+/** How long after a request answered the runs beside it still take turns as often as while it ran. */
+const LINGER_MS = 100;
+
+/** One turn of the event loop: timers and I/O that are ready run first. */
+function macrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+}
+
+/** The isolate's one share (module state lives as long as the isolate). */
+export const cpuShare = new CpuShare();
