@@ -49,6 +49,19 @@ export interface TimedResponse<T> {
   pipelinePeakBytes: number | null;
   /** X-Pipeline-Planned-Bytes: what the memory guard predicted for the request before decoding. */
   pipelinePlannedBytes: number | null;
+  /** Server-Timing (DIAGNOSTIC_HEADERS=true): ms per request step and pipeline stage. */
+  steps: Record<string, number>;
+}
+
+/** `Server-Timing: auth;dur=3.1, pipeline.decode;dur=120` as { auth: 3.1, 'pipeline.decode': 120 }. */
+export function serverTiming(header: string | null): Record<string, number> {
+  const steps: Record<string, number> = {};
+  for (const entry of (header ?? '').split(',')) {
+    const [name, ...params] = entry.trim().split(';');
+    const duration = params.map((p) => /^\s*dur=([\d.]+)/.exec(p)?.[1]).find(Boolean);
+    if (name && duration) steps[name] = Number(duration);
+  }
+  return steps;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -105,6 +118,7 @@ export class ApiClient {
         json,
         pipelinePeakBytes: Number(res.headers.get('x-pipeline-peak-bytes')) || null,
         pipelinePlannedBytes: Number(res.headers.get('x-pipeline-planned-bytes')) || null,
+        steps: serverTiming(res.headers.get('server-timing')),
       };
     }
   }
@@ -114,12 +128,12 @@ export class ApiClient {
     key: string,
     pathname: string,
     body: MultipartBody,
-  ): Promise<{ ms: number; result: ApiResult; pipelinePeakBytes: number | null; pipelinePlannedBytes: number | null }> {
+  ): Promise<{ ms: number; result: ApiResult; pipelinePeakBytes: number | null; pipelinePlannedBytes: number | null; steps: Record<string, number> }> {
     const res = await this.call<{ success: boolean; data?: ApiResult; error?: { code: string; message: string } }>(key, 'POST', pathname, body);
     if (res.status !== 200 || !res.json.success || !res.json.data) {
       throw new Error(`POST ${pathname} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 500)}`);
     }
-    return { ms: res.ms, result: res.json.data, pipelinePeakBytes: res.pipelinePeakBytes, pipelinePlannedBytes: res.pipelinePlannedBytes };
+    return { ms: res.ms, result: res.json.data, pipelinePeakBytes: res.pipelinePeakBytes, pipelinePlannedBytes: res.pipelinePlannedBytes, steps: res.steps };
   }
 
   /** Downloads a result file (untimed). */

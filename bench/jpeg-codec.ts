@@ -18,9 +18,11 @@ import { ssim } from '../test/support/ssim.ts';
 // The Worker's modules, loaded through bench/node-hooks.ts. Imported by URL, so this script's type
 // check (bench/tsconfig.json, Node types only) does not take in the Worker's WebAssembly types.
 const load = (file: string) => import(new URL(file, import.meta.url).href);
-const { openJpegDecode, encodeJpeg } = await load('../src/image/formats/jpeg/libjpeg.ts');
+const { openJpegDecode } = await load('../src/image/formats/jpeg/decode.ts');
+const { encodeJpeg } = await load('../src/image/formats/jpeg/encode.ts');
+const { readJpegHeader } = await load('../src/image/formats/jpeg/header.ts');
 const { openEmscripten } = await load('../src/image/codecs/codec.ts');
-const { collectFrame, frameSource } = await load('../src/image/stages/rows.ts');
+const { collectFrame, frameSource } = await load('../test/support/row-sources.ts');
 const { default: libjpegFactory } = await load('../src/image/codecs/wasm/libjpeg.js');
 const { default: libjpegWasm } = await load('../src/image/codecs/wasm/libjpeg.wasm');
 

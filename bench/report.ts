@@ -23,6 +23,19 @@ function table(header: string[], rows: string[][], leftColumns = 1, alignLeft: n
   for (const r of rows) out(line(r));
 }
 
+/** Request steps, then the pipeline's stages, in the order a request meets them. */
+const STEP_COLUMNS = ['auth', 'rate', 'idempotency', 'quota', 'form', 'upload', 'pipeline.decode', 'pipeline.colour', 'pipeline.flatten', 'pipeline.resize', 'pipeline.orient', 'pipeline.encode', 'pipeline.copies', 'pipeline.turns', 'store', 'total'];
+
+/** Where each workload's time goes in the Worker (Server-Timing medians; copies are inside decode and encode). */
+function stepsTable(report: BenchReport): void {
+  out();
+  out('Where the time goes (median ms per step, from the Worker\'s Server-Timing; pipeline.copies is part of decode and encode):');
+  table(
+    ['workload', ...STEP_COLUMNS.map((c) => c.replace('pipeline.', '')), 'workerd CPU'],
+    report.timed.map((t) => [t.id, ...STEP_COLUMNS.map((c) => (t.api.stepsMs[c] === undefined ? '-' : ms(t.api.stepsMs[c]))), ms(t.api.medianWorkerCpuMs)]),
+  );
+}
+
 export function printReport(report: BenchReport): void {
   const { machine, versions } = report;
   out();
@@ -72,6 +85,7 @@ export function printReport(report: BenchReport): void {
     }
     out(`SSIM: ${report.method.ssim}`);
     out(`PSNR: ${report.method.psnr}`);
+    stepsTable(report);
   }
 
   if (report.baselines) {
@@ -81,6 +95,8 @@ export function printReport(report: BenchReport): void {
     out(`  GET /api/v1/me (auth + rate limit + account read):          ${ms(b.meMs)} ms`);
     out(`  POST remove-metadata of a 16x16 JPEG (${int(b.tinyPostBytes)} bytes body):      ${ms(b.tinyPostMs)} ms`);
     out(`  POST the 12 MP file with format=bmp -> 422 (upload + parse):  ${ms(b.uploadOnlyMs)} ms (${int(b.uploadOnlyBytes)} bytes body)`);
+    out(`  POST a 32x32 PNG -> WebP conversion:                           ${ms(b.tinyConvertMs)} ms`);
+    out('  its steps (median ms, Server-Timing): ' + Object.entries(b.tinyConvertSteps).map(([step, t]) => `${step} ${ms(t)}`).join(', '));
   }
 
   if (report.memory.length) {

@@ -1,6 +1,7 @@
 import { WasmLedger } from './codecs/wasm-memory';
 import type { CpuTurns } from './operations';
 import { ALONE, newRun, withRunContext } from './run-context';
+import type { StageProfile } from './stage-profile';
 import { forward, type RowSource } from './stages/rows';
 
 /**
@@ -18,10 +19,10 @@ export class MemoryMeter {
 
   /**
    * Runs the pipeline so that the codec instances it creates are counted here; `share` is how it
-   * takes turns with other requests (run-context.ts).
+   * takes turns with other requests (run-context.ts), `profile` where its time goes.
    */
-  run<T>(job: () => Promise<T>, share: CpuTurns = ALONE): Promise<T> {
-    return withRunContext(newRun(this.ledger, share), job);
+  run<T>(job: () => Promise<T>, share: CpuTurns = ALONE, profile: StageProfile | null = null): Promise<T> {
+    return withRunContext(newRun(this.ledger, share, profile), job);
   }
 
   sample(jsBytes: number): void {

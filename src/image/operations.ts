@@ -39,6 +39,8 @@ export interface RunOptions {
   admit?: (peakBytes: number) => Promise<() => void>;
   /** How the run shares the isolate's thread at its yield points (run-context.ts). */
   share?: CpuTurns;
+  /** Time each stage (stage-profile.ts): ProcessedImage.stagesMs. */
+  profile?: boolean;
 }
 
 /** What a run's yield points ask of the isolate: are others in it, and a turn for them. */
@@ -58,6 +60,8 @@ export interface ProcessedImage {
   peakBytes: number;
   /** What the memory guard predicted for it from the header (memory-plan.ts); never below peakBytes. */
   plannedPeakBytes: number;
+  /** With RunOptions.profile: milliseconds per stage (stage-profile.ts). */
+  stagesMs?: Record<string, number>;
 }
 
 export const DEFAULT_QUALITY = 80;

@@ -6,6 +6,7 @@ import { peakBytes } from './memory-plan';
 import type { Operation, PixelLimits, ProcessedImage, Region, RunOptions } from './operations';
 import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { doWork } from './run-context';
+import { StageProfile } from './stage-profile';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
 import { flattenRows } from './stages/flatten';
 import { orientRows, storedRegion } from './stages/orient';
@@ -44,12 +45,18 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   try {
     const profile = await readColourProfile(header.colour);
     const meter = new MemoryMeter(input.byteLength);
-    const bytes = await meter.run(async () => {
-      const source = await decodeAndTransform(plan, profile, meter);
-      return encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode)));
-    }, options.share);
+    const stages = options.profile ? new StageProfile() : null;
+    const bytes = await meter.run(
+      async () => {
+        const source = await decodeAndTransform(plan, profile, meter, stages);
+        const encoding = () => encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode)));
+        return stages ? stages.encode(encoding) : encoding();
+      },
+      options.share,
+      stages,
+    );
     meter.sample(bytes.byteLength);
-    return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes };
+    return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
   } finally {
     release();
   }
@@ -80,14 +87,17 @@ function decodeWork(plan: ProcessingPlan, profile: ColourProfile | null): number
 /** Estimated nanoseconds a pixel takes in the TypeScript stages (measured in workerd on the 12 MP photo). */
 const STAGE_NS = { colour: 12, resize: 15 };
 
-/** The steps between decoder and encoder, each a stage that passes bands of rows on. */
-async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter): Promise<RowSource> {
-  let source = working(await decode(plan), decodeWork(plan, profile));
+/** The steps between decoder and encoder, each a stage that passes bands of rows on (timed by `stages` if given). */
+async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stages: StageProfile | null): Promise<RowSource> {
+  const stage = (name: string, source: RowSource) => (stages ? stages.stage(name, source) : source);
+  const decoded = stage('decode', await decode(plan));
+  let source = working(decoded, decodeWork(plan, profile));
   meter.sample(source.heldBytes());
-  source = toSrgbRows(source, profile);
-  if (plan.flatten) source = flattenRows(source);
-  if (plan.resize) source = resizeRows(source, plan.resize.width, plan.resize.height);
-  if (!plan.orientInEncoder) source = orientRows(source, plan.orientation);
+  const converted = toSrgbRows(source, profile);
+  if (converted !== source) source = stage('colour', converted);
+  if (plan.flatten) source = stage('flatten', flattenRows(source));
+  if (plan.resize) source = stage('resize', resizeRows(source, plan.resize.width, plan.resize.height));
+  if (!plan.orientInEncoder) source = stage('orient', orientRows(source, plan.orientation));
   return source;
 }
 

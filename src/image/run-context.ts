@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { WasmLedger } from './codecs/wasm-memory';
 import type { CpuTurns } from './operations';
+import type { StageProfile } from './stage-profile';
 
 /**
  * What belongs to one pipeline run across its awaits (several runs interleave in an isolate): the
@@ -16,11 +17,13 @@ export interface RunContext {
   pace: number;
   /** Date.now() when the run last went on after a turn. */
   wentOnAt: number;
+  /** Set when the caller asked where the run's time goes (stage-profile.ts). */
+  profile: StageProfile | null;
 }
 
 /** A fresh run's context. */
-export function newRun(ledger: WasmLedger, share: CpuTurns): RunContext {
-  return { ledger, share, workSinceTurn: 0, pace: 1, wentOnAt: Date.now() };
+export function newRun(ledger: WasmLedger, share: CpuTurns, profile: StageProfile | null = null): RunContext {
+  return { ledger, share, workSinceTurn: 0, pace: 1, wentOnAt: Date.now(), profile };
 }
 
 const runs = new AsyncLocalStorage<RunContext>();
@@ -75,7 +78,9 @@ async function takeTurn(run: RunContext): Promise<void> {
   const estimatedMs = run.workSinceTurn / 1e6;
   const alone = !run.share.contended();
   run.workSinceTurn = 0;
+  const turnStarted = performance.now();
   await run.share.turn();
+  run.profile?.turned(performance.now() - turnStarted);
   // From the last turn to the end of this one: the slice of work and the turn (the clock stood
   // still during the work, but has caught up now).
   const after = Date.now();
@@ -85,4 +90,11 @@ async function takeTurn(run: RunContext): Promise<void> {
     run.pace = Math.min(8, Math.max(0.25, (run.pace * (measuredMs + estimatedMs)) / (2 * estimatedMs)));
   }
   run.wentOnAt = after;
+}
+
+/** A copy of pixels into or out of a codec's memory (timed when the run is profiled). */
+export function copyPixels(copy: () => void): void {
+  const profile = runs.getStore()?.profile;
+  if (profile) profile.copy(copy);
+  else copy();
 }

@@ -1,10 +1,12 @@
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
+import { endTime, setMetric, startTime } from 'hono/timing';
 import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
 import { processImage } from '../image/pipeline';
 import { MemoryAdmission } from '../admission';
 import { cpuShare } from '../admission/cpu-share';
+import { every } from 'hono/combine';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
@@ -13,6 +15,7 @@ import { formContentType } from '../middleware/form-content-type';
 import { idempotency } from '../middleware/idempotency';
 import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
+import { timedStep } from '../middleware/step-timing';
 import { uploadForm } from '../middleware/upload-form';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
@@ -60,7 +63,16 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     security,
     parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
     // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough.
-    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), idempotency, dailyQuota, uploadLimit, formContentType, uploadForm],
+    middleware: [
+      timedStep('auth', every(...auth)),
+      quotaHeadersOnAnswer,
+      timedStep('rate', rateLimit({ holdsSlot: true })),
+      timedStep('idempotency', idempotency),
+      timedStep('quota', dailyQuota),
+      uploadLimit,
+      formContentType,
+      timedStep('form', uploadForm),
+    ],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
       200: {
@@ -104,12 +116,15 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   // Until it is copied, the parsed upload is held twice over.
   const releaseUpload = memory.hold(2 * size);
   let upload;
+  startTime(c, 'upload');
   try {
     upload = await takeUpload(c);
   } finally {
     releaseUpload();
+    endTime(c, 'upload');
   }
   const share = cpuShare.run();
+  startTime(c, 'pipeline');
   const image = await processImage(upload.bytes, operation, pixelLimits, {
     admit: async (peakBytes) => {
       const admitted = cpuShare.waitForMemory();
@@ -120,12 +135,21 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
       }
     },
     share,
-  }).finally(share.end);
+    profile: settings.diagnosticHeaders,
+  }).finally(() => {
+    share.end();
+    endTime(c, 'pipeline');
+  });
+  for (const [stage, ms] of Object.entries(image.stagesMs ?? {})) setMetric(c, `pipeline.${stage}`, ms);
   // The result is in memory until it is stored.
   const releaseResult = memory.hold(image.bytes.byteLength);
   c.get('facts').pipelinePeakBytes = image.peakBytes;
   const now = c.get('clock')();
-  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }).finally(releaseResult);
+  startTime(c, 'store');
+  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }).finally(() => {
+    releaseResult();
+    endTime(c, 'store');
+  });
   const { row } = saved;
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {

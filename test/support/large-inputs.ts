@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { withOrientation } from './exif-orientation';
+import { withOrientation } from './exif-orientation.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PHOTOS = path.resolve(ROOT, '../shared/corpus/photos');

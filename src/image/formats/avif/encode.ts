@@ -1,5 +1,5 @@
 import { AppError } from '../../../errors';
-import { doWork } from '../../run-context';
+import { copyPixels, doWork } from '../../run-context';
 import type { RowEncoder, RowSource } from '../../stages/rows';
 import { AVIF_MAX_TILE_SIDE, planAvifLayout, type AvifLayout } from './encode-layout';
 import { avifSpeedFor, openTileEncoder, type EncodedAv1, type TileEncoder } from './encode-tile';
@@ -121,10 +121,12 @@ class TileCollector {
     const { columns, tileWidth, tileHeight } = this.layout;
     const stride = columns * tileWidth * 4;
     for (let column = 0; column < columns; column++) {
-      for (let y = 0; y < tileHeight; y++) {
-        const from = y * stride + column * tileWidth * 4;
-        this.tile.set(rowPixels.subarray(from, from + tileWidth * 4), y * tileWidth * 4);
-      }
+      copyPixels(() => {
+        for (let y = 0; y < tileHeight; y++) {
+          const from = y * stride + column * tileWidth * 4;
+          this.tile.set(rowPixels.subarray(from, from + tileWidth * 4), y * tileWidth * 4);
+        }
+      });
       this.color.push(this.encoder.encodeColor(this.tile, tileWidth, tileHeight));
       if (this.hasAlpha) this.alpha.push(isOpaque(this.tile) ? null : this.encoder.encodeAlpha(alphaAsGrey(this.tile), tileWidth, tileHeight));
       const turn = doWork(tileWidth * tileHeight * TILE_NS_PER_PIXEL);

@@ -1,5 +1,6 @@
 import type { WasmInstance } from '../../codecs/codec';
 import { ResultBuffer } from '../../result-buffer';
+import { copyPixels } from '../../run-context';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
 import { cString, openLibjpeg, outOfMemory, statusError, type Libjpeg } from './libjpeg';
 import { encoderLibjpegBytes, JPEG_BAND_ROWS, jpegResultBytes } from './memory';
@@ -55,7 +56,7 @@ export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, 
       if (band.y !== written) throw new Error(`jpeg: band at row ${band.y}, expected ${written}`);
       for (let r = 0; r < band.rows; r += JPEG_BAND_ROWS) {
         const rows = Math.min(JPEG_BAND_ROWS, band.rows - r);
-        lib.HEAPU8.set(band.data.subarray(r * width * 4, (r + rows) * width * 4), lib._encoder_band(encoder));
+        copyPixels(() => lib.HEAPU8.set(band.data.subarray(r * width * 4, (r + rows) * width * 4), lib._encoder_band(encoder)));
         check(lib._encoder_write(encoder, rows), 'write');
       }
       written += band.rows;

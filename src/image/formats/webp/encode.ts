@@ -1,5 +1,6 @@
 import { concat } from '../../bytes';
 import { ResultBuffer } from '../../result-buffer';
+import { copyPixels } from '../../run-context';
 import { applyOrientation } from '../../stages/orient';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
 import type { WasmInstance } from '../../codecs/codec';
@@ -93,7 +94,7 @@ export async function encodeWebp(source: RowSource, options: EncodeOptions, stat
       const at = placement(orientation, height, y, rows);
       const pointer = lib._encoder_rows(encoder, oriented.data.length);
       if (!pointer) check(lib._encoder_status(encoder), 'encoder_rows');
-      heap(instance).set(oriented.data, pointer);
+      copyPixels(() => heap(instance).set(oriented.data, pointer));
       check(lib._encoder_import(encoder, at.x, at.y, oriented.width, oriented.height), 'import');
     };
     const rowBytes = width * 4;
