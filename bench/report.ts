@@ -76,6 +76,10 @@ export function printReport(report: BenchReport): void {
       1,
       [11, 12],
     );
+    for (const t of report.timed.filter((t) => t.equalSsim)) {
+      const e = t.equalSsim!;
+      out(`${t.id} at equal SSIM: sharp at quality ${e.quality} reaches SSIM ${e.sharp.ssim.toFixed(4)} in ${ms(e.sharp.medianMs)} ms with ${int(e.sharp.bytes)} bytes: API ${e.ratio.toFixed(2)}x its time, ${(t.api.bytes / e.sharp.bytes).toFixed(3)}x its bytes`);
+    }
     out('sharp side:');
     for (const t of report.timed) out(`  ${t.id}: ${t.sharp.label}; output ${t.sharp.width}x${t.sharp.height} (API ${t.api.width}x${t.api.height})`);
     out('Runs (ms; CPU stolen by the hypervisor meanwhile, a sign of a noisy machine):');
