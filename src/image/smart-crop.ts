@@ -117,13 +117,16 @@ function labF(t: number): number {
   return t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116;
 }
 
-/** vips_gaussblur: a separable Gaussian cut where it falls below 0.2 of its peak, edges extended. */
+/**
+ * vips_gaussblur at its default integer precision: a separable mask of rint(20 * gaussian), cut
+ * where the gaussian falls below 0.2, normalised by its sum; edges extended.
+ */
 function gaussianBlur(values: Float64Array, side: number, sigma: number): Float64Array {
   const twoSigma2 = 2 * sigma * sigma;
   let reach = 0;
   while (Math.exp(-(reach * reach) / twoSigma2) >= 0.2) reach++;
   const radius = Math.max(reach - 1, 0);
-  const weights = Float64Array.from({ length: 2 * radius + 1 }, (_, i) => Math.exp(-((i - radius) ** 2) / twoSigma2));
+  const weights = Float64Array.from({ length: 2 * radius + 1 }, (_, i) => Math.round(20 * Math.exp(-((i - radius) ** 2) / twoSigma2)));
   const total = weights.reduce((sum, w) => sum + w, 0);
   const pass = (from: Float64Array, horizontal: boolean) => {
     const to = new Float64Array(from.length);

@@ -47,8 +47,10 @@ function layout(from: Dimensions, to: Dimensions, opaque: boolean): Layout {
   const box = fx > 1 || fy > 1 ? { fx, fy, width: Math.ceil(from.width / fx), height: Math.ceil(from.height / fy) } : null;
   const width = box ? box.width : from.width;
   const height = box ? box.height : from.height;
-  const ch = width !== to.width ? contributions(width, to.width) : null;
-  const cv = height !== to.height ? contributions(height, to.height) : null;
+  // After the box step the input-per-output ratio stays the original one divided by the box
+  // (libvips' residual shrink): a last, partial box does not stretch the grid.
+  const ch = width !== to.width ? contributions(width, to.width, from.width / fx / to.width) : null;
+  const cv = height !== to.height ? contributions(height, to.height, from.height / fy / to.height) : null;
   // Multiply-adds of each order: a pass costs (lines it runs over) * (taps per line).
   const hFirst = ch !== null && cv !== null && height * ch.taps + to.width * cv.taps <= width * cv.taps + to.height * ch.taps;
   let maxTaps = 1;
