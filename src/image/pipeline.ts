@@ -93,8 +93,9 @@ async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile |
   meter.sample(source.heldBytes());
   source = toSrgbRows(source, profile);
   if (plan.flatten) source = flattenRows(source, plan.background);
-  if (plan.resize) source = resizeRows(source, plan.resize.width, plan.resize.height);
-  if (plan.cut) source = cropRows(source, plan.cut);
+  const { cut } = plan;
+  if (plan.resize) source = resizeRows(source, plan.resize.width, plan.resize.height, cut && { x: cut.x, width: cut.width });
+  if (cut) source = cropRows(source, source.width === cut.width ? { ...cut, x: 0 } : cut);
   if (plan.pad) source = padRows(source, plan.pad.box, plan.pad.at, padColour(plan));
   if (!plan.orientInEncoder) source = orientRows(source, plan.orientation);
   return source;

@@ -75,10 +75,11 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const beforeOrientation = resize ?? decoded;
   let stages = 0;
   if (plan.decode.region) stages += band(decoded.width);
-  if (resize) stages += resizeScratchBytes(decoded, resize, !carriesAlpha) + band(resize.width);
+  const columns = plan.cut && { x: plan.cut.x, width: plan.cut.width };
+  if (resize) stages += resizeScratchBytes(decoded, resize, !carriesAlpha, columns) + band(resize.width);
   if (plan.cut) stages += band(plan.cut.width);
   if (plan.pad) stages += band(plan.pad.box.width);
-  if (plan.smart) stages += smartCropBytes(decoded, resize ?? decoded);
+  if (plan.smart?.strategy === 'entropy') stages += entropyPassBytes(decoded, resize ?? decoded);
   let frame = 0;
   const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
   if (reordersRows) {
@@ -100,10 +101,12 @@ export function smartCropSize(resized: Dimensions): Dimensions {
 }
 
 /**
- * The first pass's own buffers: the reduced picture it collects, its oriented copy and resize's
+ * The entropy pass's own buffers: the reduced picture it collects, its oriented copy and resize's
  * window (its decoder, reading at a larger or equal shrink, holds no more than the second pass's).
+ * The attention pass holds a 32x32 picture and the window of a resize to it, less than the second
+ * pass's resize.
  */
-function smartCropBytes(decoded: Dimensions, resized: Dimensions): number {
+function entropyPassBytes(decoded: Dimensions, resized: Dimensions): number {
   const size = smartCropSize(resized);
   return 2 * pixelsOf(size) * 4 + resizeScratchBytes(decoded, size) + band(size.width);
 }

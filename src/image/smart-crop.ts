@@ -1,5 +1,4 @@
 import { clamp } from './fit';
-import { resize } from './stages/resize';
 import type { Dimensions, RgbaImage } from './types';
 
 /*
@@ -10,16 +9,11 @@ import type { Dimensions, RgbaImage } from './types';
  * - attention: on the picture reduced to 32x32, sum an edge score (Laplacian of Y), a skin score
  *   (closeness of the normalised XYZ colour to smartcrop.js's skin vector) and a saturation score
  *   (Lab a*), the last two only where Y > 5; blur, and centre the box on the maximum.
- * Both return the top-left corner of the kept box.
+ * Both return the top-left corner of the kept box. Attention needs only the 32x32 reduction,
+ * which the caller streams out of the decoder; entropy reads the whole resized picture.
  */
-export type SmartStrategy = 'entropy' | 'attention';
-
-export function smartCrop(image: RgbaImage, box: Dimensions, strategy: SmartStrategy): { x: number; y: number } {
-  if (box.width > image.width || box.height > image.height) throw new Error('smartCrop: the box is larger than the picture');
-  return strategy === 'entropy' ? entropyCrop(image, box) : attentionCrop(image, box);
-}
-
-function entropyCrop(image: RgbaImage, box: Dimensions): { x: number; y: number } {
+export function entropyCrop(image: RgbaImage, box: Dimensions): { x: number; y: number } {
+  if (box.width > image.width || box.height > image.height) throw new Error('entropyCrop: the box is larger than the picture');
   let left = 0;
   let top = 0;
   let { width, height } = image;
@@ -64,16 +58,19 @@ function entropy(image: RgbaImage, x0: number, y0: number, width: number, height
   return bits;
 }
 
-const ATTENTION_SIDE = 32;
+/** Attention looks at the picture reduced to this many pixels a side (the precision of its placement). */
+export const ATTENTION_SIDE = 32;
 const SKIN = [0.78, 0.57, 0.44];
 /** D65 white in XYZ (Y = 100), as libvips' colour conversions use it. */
 const WHITE_XYZ = [95.047, 100, 108.883];
 
-function attentionCrop(image: RgbaImage, box: Dimensions): { x: number; y: number } {
+/** `small`: the picture of size `picture` reduced to ATTENTION_SIDE x ATTENTION_SIDE. */
+export function attentionCrop(small: RgbaImage, picture: Dimensions, box: Dimensions): { x: number; y: number } {
+  if (small.width !== ATTENTION_SIDE || small.height !== ATTENTION_SIDE) throw new Error('attentionCrop: the reduced picture is not 32x32');
+  const image = picture;
   const hscale = ATTENTION_SIDE / image.width;
   const vscale = ATTENTION_SIDE / image.height;
   const sigma = Math.max(Math.hypot(box.width * hscale, box.height * vscale) / 10, 1);
-  const small = resize(image, ATTENTION_SIDE, ATTENTION_SIDE);
   const n = ATTENTION_SIDE * ATTENTION_SIDE;
   const xyz = new Float64Array(3 * n);
   for (let p = 0; p < n; p++) {

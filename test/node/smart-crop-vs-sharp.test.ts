@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type OutputInfo, type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 
 import type { Operation } from '../../src/image/operations';
@@ -55,7 +55,7 @@ interface Pixels {
   height: number;
 }
 
-async function raw(image: sharp.Sharp): Promise<Pixels & { info: sharp.OutputInfo }> {
+async function raw(image: Sharp): Promise<Pixels & { info: OutputInfo }> {
   const { data, info } = await image.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, info };
 }
