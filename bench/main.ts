@@ -25,7 +25,7 @@ import { decodeRgb, memoryFields, PHOTO, PHOTOS_DIR, TIMED_WORKLOADS, W6, type M
 // Options
 // ---------------------------------------------------------------------------
 
-const ALL_WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9', 'W10'] as const;
+const ALL_WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9', 'W10', 'W11'] as const;
 type WorkloadId = (typeof ALL_WORKLOADS)[number];
 
 export interface BenchOptions {
@@ -419,6 +419,7 @@ function evaluate(id: string, api: SideResult, sharpSide: SideResult, ratio: num
   switch (id) {
     case 'W1':
     case 'W8':
+    case 'W11':
       checks.push({ what: 'time <= 1.5x sharp', pass: ratio <= 1.5 });
       break;
     case 'W2':
@@ -449,8 +450,8 @@ function evaluate(id: string, api: SideResult, sharpSide: SideResult, ratio: num
 }
 
 async function runTimed(client: ApiClient, workerPid: number, w: TimedWorkload, options: BenchOptions, source: RawImage): Promise<TimedResult> {
-  const input = w.inputName ? Buffer.from(await largeInput(w.inputName)) : photo(PHOTO[12]);
-  const body = multipartBody(w.fields, { name: w.inputName ?? PHOTO[12], type: 'application/octet-stream', bytes: input });
+  const input = w.inputName ? Buffer.from(await largeInput(w.inputName)) : photo(PHOTO[w.megapixels ?? 12]);
+  const body = multipartBody(w.fields, { name: w.inputName ?? PHOTO[w.megapixels ?? 12], type: 'application/octet-stream', bytes: input });
   log(`${w.id}: ${w.title}`);
   const apiCpu = cpuTimes();
   const apiTimes = await timeApi(client, workerPid, w.endpoint, body, options, w.id);
