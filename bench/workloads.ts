@@ -15,12 +15,12 @@ export type Megapixels = keyof typeof PHOTO;
 export const CROP = { x: 1000, y: 1000, width: 2000, height: 2000 } as const;
 
 export interface TimedWorkload {
-  id: 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W8' | 'W9' | 'W10';
+  id: 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W8' | 'W9' | 'W10' | 'W11';
   title: string;
-  /** The corpus photo it starts from, when not the 12 MP one. */
-  photo?: Megapixels;
-  /** The input, a test/support/large-inputs.ts name; unset: the 12 MP corpus JPEG. */
+  /** The input, a test/support/large-inputs.ts name; unset: the corpus JPEG of `megapixels`. */
   inputName?: string;
+  /** Which corpus JPEG when no inputName (default 12 MP). */
+  megapixels?: Megapixels;
   endpoint: string;
   fields: Record<string, string>;
   /** What the sharp side does, as printed. */
@@ -109,7 +109,7 @@ export const TIMED_WORKLOADS: TimedWorkload[] = [
   {
     id: 'W6',
     title: '1 MP JPEG -> resize 400 px wide -> WebP q80',
-    photo: 1,
+    megapixels: 1,
     endpoint: '/api/v1/resize',
     fields: { width: '400', format: 'webp', quality: '80' },
     sharpLabel: 'resize(400).webp({quality:80})',
@@ -147,6 +147,18 @@ export const TIMED_WORKLOADS: TimedWorkload[] = [
     sharp: (input) => sharp(input).png(),
     reference: same,
     target: '<= 1.5x sharp, bytes <= sharp',
+  },
+  {
+    id: 'W11',
+    title: '24 MP JPEG -> 400x400 thumbnail, fit=cover position=attention -> WebP q80',
+    megapixels: 24,
+    endpoint: '/api/v1/resize',
+    fields: { width: '400', height: '400', fit: 'cover', position: 'attention', format: 'webp', quality: '80' },
+    sharpLabel: "resize(400, 400, {fit:'cover', position:'attention'}).webp({quality:80})",
+    sharp: (input) => sharp(input).resize(400, 400, { fit: 'cover', position: 'attention' }).webp({ quality: 80 }),
+    // sharp's own thumbnail, uncompressed: how close the kept region and its pixels are to sharp's.
+    reference: () => rawOut(sharp(path.join(PHOTOS_DIR, PHOTO[24])).resize(400, 400, { fit: 'cover', position: 'attention' }).removeAlpha()),
+    target: '<= 1.5x sharp',
   },
 ];
 

@@ -27,6 +27,13 @@ const previewImage = document.getElementById('preview-image');
 const cropBox = document.getElementById('crop-box');
 const cropHint = document.getElementById('crop-hint');
 const cropFields = { x: document.getElementById('crop-x'), y: document.getElementById('crop-y'), width: document.getElementById('crop-width'), height: document.getElementById('crop-height') };
+const fitSelect = form.elements.fit;
+const positionSelect = form.elements.position;
+const keepAspectRatio = form.elements.keep_aspect_ratio;
+const resizeFields = { width: document.getElementById('resize-width'), height: document.getElementById('resize-height') };
+const fitHint = document.getElementById('fit-hint');
+/** Where each compass position puts the kept part: 0 left/top, 1 right/bottom. */
+const GRAVITY = { center: [0.5, 0.5], north: [0.5, 0], northeast: [1, 0], east: [1, 0.5], southeast: [1, 1], south: [0.5, 1], southwest: [0, 1], west: [0, 0.5], northwest: [0, 0] };
 
 const OPERATIONS = {
   convert: { button: 'Convert', busy: 'Converting…', format: 'webp' },
@@ -75,6 +82,16 @@ function showOperationFields() {
   if (operation === 'convert' && formatSelect.value === '') formatSelect.value = 'webp';
   submitButton.textContent = OPERATIONS[operation].button;
   if (operation === 'crop' && image && cropFields.width.value === '' && cropFields.height.value === '') setCropRegion({ x: 0, y: 0, width: image.width, height: image.height });
+  showFitFields();
+}
+
+/** Position only where it means something (cover, contain; contain places by a side only); the checkbox only without a fit. */
+function showFitFields() {
+  const fit = fitSelect.value;
+  keepAspectRatio.disabled = fit !== '';
+  positionSelect.disabled = fit !== 'cover' && fit !== 'contain';
+  for (const option of positionSelect.options) option.disabled = fit === 'contain' && !(option.value in GRAVITY);
+  if (positionSelect.selectedOptions[0]?.disabled) positionSelect.value = 'center';
   drawCropBox();
 }
 
@@ -137,19 +154,71 @@ function setCropRegion(region) {
   for (const name of Object.keys(cropFields)) cropFields[name].value = String(region[name]);
 }
 
+/** The part of the image a cover resize keeps (in image pixels), as the server cuts it; null where the server looks (entropy, attention). */
+function coverRegion(box) {
+  const scale = Math.max(box.width / image.width, box.height / image.height);
+  const kept = { width: Math.min(image.width, box.width / scale), height: Math.min(image.height, box.height / scale) };
+  const position = positionSelect.value;
+  const focal = /^([\d.]+),([\d.]+)$/.exec(position);
+  const clamp = (value, max) => Math.min(max, Math.max(0, value));
+  if (focal) {
+    return { x: clamp(Number(focal[1]) * image.width - kept.width / 2, image.width - kept.width), y: clamp(Number(focal[2]) * image.height - kept.height / 2, image.height - kept.height), ...kept };
+  }
+  if (!(position in GRAVITY)) return null;
+  const [sx, sy] = GRAVITY[position];
+  return { x: sx * (image.width - kept.width), y: sy * (image.height - kept.height), ...kept };
+}
+
+/** What the box over the preview shows: the crop region, or the part of the picture a resize keeps and its box. */
+function shownRegion() {
+  if (!image) return null;
+  if (operationSelect.value === 'crop') return cropRegion();
+  if (operationSelect.value !== 'resize') return null;
+  const box = { width: Number(resizeFields.width.value), height: Number(resizeFields.height.value) };
+  const fit = fitSelect.value;
+  fitHint.hidden = !(box.width > 0 && box.height > 0) || (fit !== 'cover' && fit !== 'contain');
+  if (fitHint.hidden) return null;
+  if (fit === 'contain') {
+    fitHint.textContent = `All of the picture is kept and padded with the background to ${box.width} × ${box.height}.`;
+    return { x: 0, y: 0, width: image.width, height: image.height };
+  }
+  const region = coverRegion(box);
+  fitHint.textContent = region
+    ? `The box shows the part kept, resized to ${box.width} × ${box.height}. Click the picture to keep the part around that point.`
+    : `The server picks the part kept (${positionSelect.value}), resized to ${box.width} × ${box.height}.`;
+  return region;
+}
+
 /** The box over the preview, in percent of the image, so it needs no redrawing when the page resizes. */
 function drawCropBox() {
-  const active = operationSelect.value === 'crop' && image !== null;
-  preview.classList.toggle('cropping', active);
-  cropHint.hidden = !active;
-  const region = cropRegion();
-  const valid = active && Object.values(region).every(Number.isFinite) && region.width > 0 && region.height > 0;
+  const cropping = operationSelect.value === 'crop' && image !== null;
+  preview.classList.toggle('cropping', cropping);
+  preview.classList.toggle('pointing', operationSelect.value === 'resize' && fitSelect.value === 'cover' && image !== null);
+  cropHint.hidden = !cropping;
+  if (operationSelect.value !== 'resize') fitHint.hidden = true;
+  const region = shownRegion();
+  const valid = region !== null && Object.values(region).every(Number.isFinite) && region.width > 0 && region.height > 0;
   cropBox.hidden = !valid;
   if (!valid) return;
   cropBox.style.left = `${(region.x / image.width) * 100}%`;
   cropBox.style.top = `${(region.y / image.height) * 100}%`;
   cropBox.style.width = `${(Math.min(region.width, image.width - region.x) / image.width) * 100}%`;
   cropBox.style.height = `${(Math.min(region.height, image.height - region.y) / image.height) * 100}%`;
+}
+
+/** A focal point (fractions of the picture) as a choice of the position list. */
+function choosePoint(point) {
+  const value = `${(point.x / image.width).toFixed(3)},${(point.y / image.height).toFixed(3)}`;
+  let option = positionSelect.querySelector('option[data-point]');
+  if (!option) {
+    option = document.createElement('option');
+    option.dataset.point = '';
+    positionSelect.append(option);
+  }
+  option.value = value;
+  option.textContent = `Point ${value}`;
+  positionSelect.value = value;
+  drawCropBox();
 }
 
 /** A pointer position on the preview, in image pixels, kept inside the image. */
@@ -164,6 +233,7 @@ function imagePoint(event) {
 
 let dragStart = null;
 preview.addEventListener('pointerdown', (event) => {
+  if (operationSelect.value === 'resize' && fitSelect.value === 'cover' && image) return choosePoint(imagePoint(event));
   if (operationSelect.value !== 'crop' || !image) return;
   event.preventDefault();
   preview.setPointerCapture(event.pointerId);
@@ -178,7 +248,9 @@ preview.addEventListener('pointermove', (event) => {
   drawCropBox();
 });
 for (const type of ['pointerup', 'pointercancel']) preview.addEventListener(type, () => (dragStart = null));
-for (const field of Object.values(cropFields)) field.addEventListener('input', drawCropBox);
+for (const field of [...Object.values(cropFields), ...Object.values(resizeFields)]) field.addEventListener('input', drawCropBox);
+fitSelect.addEventListener('change', showFitFields);
+positionSelect.addEventListener('change', drawCropBox);
 
 // ---------------------------------------------------------------------------
 // Sending
@@ -210,10 +282,11 @@ function uploadFields() {
   const fields = new FormData(form);
   const operation = fields.get('operation');
   fields.delete('operation');
-  for (const name of ['format', 'quality', 'width', 'height']) {
+  for (const name of ['format', 'quality', 'width', 'height', 'fit']) {
     if (fields.get(name) === '') fields.delete(name);
   }
-  if (operation === 'resize') fields.set('keep_aspect_ratio', form.elements.keep_aspect_ratio.checked ? 'true' : 'false');
+  // With a fit, keep_aspect_ratio is left out (the API refuses a contradicting pair).
+  if (operation === 'resize' && fitSelect.value === '') fields.set('keep_aspect_ratio', keepAspectRatio.checked ? 'true' : 'false');
   return { operation, fields };
 }
 

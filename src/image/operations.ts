@@ -8,17 +8,58 @@ export interface Region {
   height: number;
 }
 
+/** An sRGB colour with straight (not premultiplied) alpha, each 0..255. */
+export interface Colour {
+  r: number;
+  g: number;
+  b: number;
+  a: number;
+}
+
+export const WHITE: Colour = { r: 255, g: 255, b: 255, a: 255 };
+
 /** Every operation may also change the output format (decisions.md); absent = same as input. */
 interface OutputOptions {
   format?: ImageFormat;
   /** 1..100, default 80; ignored for PNG. */
   quality: number;
+  /**
+   * What transparency is flattened onto where the output has no alpha (its alpha ignored), and the
+   * padding of `contain`. Default white.
+   */
+  background?: Colour;
+}
+
+/** How the picture fills a width x height box (sharp's `fit`). */
+export type Fit = 'inside' | 'cover' | 'contain' | 'fill' | 'outside';
+
+export const GRAVITIES = ['center', 'north', 'northeast', 'east', 'southeast', 'south', 'southwest', 'west', 'northwest'] as const;
+export type Gravity = (typeof GRAVITIES)[number];
+
+/** Which part of the picture `cover` keeps, or where `contain` places it in the box. */
+export type Position =
+  | { kind: 'gravity'; gravity: Gravity }
+  /** libvips' smartcrop: cut the strips of least entropy, or centre on the most interesting spot. */
+  | { kind: 'smart'; strategy: 'entropy' | 'attention' }
+  /** A point given in fractions (0..1) of the picture's width and height, kept as near the centre as the box allows. */
+  | { kind: 'focal'; x: number; y: number };
+
+export const CENTER: Position = { kind: 'gravity', gravity: 'center' };
+
+export interface ResizeOptions {
+  width?: number;
+  height?: number;
+  /** Used where `fit` is absent: true is `inside`, false is `fill` (the contract's parameter). */
+  keepAspectRatio: boolean;
+  fit?: Fit;
+  /** Default center. */
+  position?: Position;
 }
 
 export type Operation =
   | ({ kind: 'convert'; format: ImageFormat } & OutputOptions)
   | ({ kind: 'crop'; region: Region } & OutputOptions)
-  | ({ kind: 'resize'; width?: number; height?: number; keepAspectRatio: boolean } & OutputOptions)
+  | ({ kind: 'resize' } & ResizeOptions & OutputOptions)
   | ({ kind: 'remove-metadata' } & OutputOptions);
 
 export type OperationKind = Operation['kind'];

@@ -3,14 +3,18 @@ import { FORMATS, readImage, type ImageFile } from './formats/index';
 import { assertFitsMemory, assertWithinPixelLimit } from './limits';
 import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
-import type { Operation, PixelLimits, ProcessedImage, Region, RunOptions } from './operations';
+import { fitGeometry, type FitGeometry } from './fit';
+import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type Region, type RunOptions } from './operations';
 import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { doWork } from './run-context';
+import { findSmartCut } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
+import { cropRows } from './stages/crop';
 import { flattenRows } from './stages/flatten';
 import { orientRows, storedRegion } from './stages/orient';
-import { resizeRows, targetSize } from './stages/resize';
+import { padRows } from './stages/pad';
+import { resizeRows } from './stages/resize';
 import { forward, type RowSource } from './stages/rows';
 import type { Dimensions, ImageFormat } from './types';
 
@@ -22,7 +26,9 @@ export const MAX_RESIZE_SIDE = 12_000;
  *   sniff and read the header (the one parse of the container) -> pixel-limit guard -> container
  *   checks -> (lossless strip | plan every step from the header -> memory guard -> stream rows:
  *   decode (shrink-on-load, or only the rows and columns a crop needs) -> colour to sRGB ->
- *   flatten -> resize -> orientation -> encode).
+ *   flatten -> resize -> cut (cover) -> pad (contain) -> orientation -> encode).
+ * A smart crop (cover with entropy or attention) first looks at a reduced decode of the same
+ * bytes to choose the cut (smart-crop-pass.ts); the memory of that pass is gone before the second.
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
@@ -48,7 +54,8 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
     const stages = options.profile ? new StageProfile() : null;
     const bytes = await meter.run(
       async () => {
-        const source = await decodeAndTransform(plan, profile, meter, stages);
+        const cut = plan.smart ? await findSmartCut(plan, profile, meter) : plan.cut;
+        const source = await decodeAndTransform({ ...plan, cut }, profile, meter, stages);
         const encoding = () => encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode)));
         return stages ? stages.encode(encoding) : encoding();
       },
@@ -90,21 +97,28 @@ const STAGE_NS = { colour: 12, resize: 15 };
 /** The steps between decoder and encoder, each a stage that passes bands of rows on (timed by `stages` if given). */
 async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stages: StageProfile | null): Promise<RowSource> {
   const stage = (name: string, source: RowSource) => (stages ? stages.stage(name, source) : source);
-  const decoded = stage('decode', await decode(plan));
+  const decoded = stage('decode', await decode(plan.file, plan.decode, plan.decoded));
   let source = working(decoded, decodeWork(plan, profile));
   meter.sample(source.heldBytes());
   const converted = toSrgbRows(source, profile);
   if (converted !== source) source = stage('colour', converted);
-  if (plan.flatten) source = stage('flatten', flattenRows(source));
-  if (plan.resize) source = stage('resize', resizeRows(source, plan.resize.width, plan.resize.height));
+  if (plan.flatten) source = stage('flatten', flattenRows(source, plan.background));
+  const { cut } = plan;
+  if (plan.resize) source = stage('resize', resizeRows(source, plan.resize.width, plan.resize.height, cut && { x: cut.x, width: cut.width }));
+  if (cut) source = stage('cut', cropRows(source, source.width === cut.width ? { ...cut, x: 0 } : cut));
+  if (plan.pad) source = stage('pad', padRows(source, plan.pad.box, plan.pad.at, padColour(plan)));
   if (!plan.orientInEncoder) source = stage('orient', orientRows(source, plan.orientation));
   return source;
 }
 
-async function decode(plan: ProcessingPlan): Promise<RowSource> {
-  const { file } = plan;
-  const source = await guardedDecode(file, () => file.decode(plan.decode));
-  const { width, height } = plan.decoded;
+/** contain's padding: opaque where the output format has no alpha. */
+function padColour(plan: ProcessingPlan) {
+  return FORMATS[plan.outputFormat].supportsAlpha ? plan.background : { ...plan.background, a: 255 };
+}
+
+export async function decode(file: ImageFile, options: ProcessingPlan['decode'], expected: Dimensions): Promise<RowSource> {
+  const source = await guardedDecode(file, () => file.decode(options));
+  const { width, height } = expected;
   if (source.width !== width || source.height !== height) {
     source.close();
     throw damaged(file, `the decoder gives ${source.width}x${source.height}, the header promised ${width}x${height}`);
@@ -138,27 +152,30 @@ interface PlanInput {
   limits: PixelLimits;
 }
 
-/** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target. */
+/** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target, cut and padding. */
 function planProcessing(facts: PlanInput): ProcessingPlan {
   const { file, outputFormat, operation, limits } = facts;
   const { header } = file;
   const { orientation } = header;
   const stored = { width: header.width, height: header.height };
   const displayed = displayedSize(stored, orientation);
-  const output = plannedSize(operation, displayed, limits);
+  const geometry = operation.kind === 'resize' ? checkedGeometry(operation, displayed, file.format.shrinkFactors.length > 1, limits) : null;
+  const output = geometry ? geometry.output : plannedSize(operation, displayed);
   assertEncodable(outputFormat, output);
-  const transposed = orientation >= 5;
+  const inStoredOrientation = (size: Dimensions) => displayedSize(size, orientation);
   const region: Region | null = operation.kind === 'crop' ? storedRegion(operation.region, orientation, stored) : null;
   let shrink = 1;
   let resize: Dimensions | null = null;
-  if (operation.kind === 'resize') {
-    const target = transposed ? { width: output.height, height: output.width } : output;
+  if (geometry) {
+    const target = inStoredOrientation(geometry.resized);
     shrink = shrinkOnLoad(file.format.shrinkFactors, stored, target);
     const decoded = shrunkSize(stored, shrink);
     if (decoded.width !== target.width || decoded.height !== target.height) resize = target;
   }
   const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink);
-  const alpha = header.alpha;
+  const { supportsAlpha } = FORMATS[outputFormat];
+  const background = operation.background ?? WHITE;
+  const padsTransparent = geometry?.pad != null && background.a < 255 && supportsAlpha;
   const plan: ProcessingPlan = {
     file,
     inputBytes: file.bytes.byteLength,
@@ -166,10 +183,14 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     orientation,
     decode: { shrink, region },
     decoded,
-    alpha,
+    alpha: header.alpha || padsTransparent,
     grey: false,
-    flatten: alpha && !FORMATS[outputFormat].supportsAlpha,
+    flatten: header.alpha && !supportsAlpha,
+    background,
     resize,
+    cut: geometry?.crop ? storedRegion(geometry.crop, orientation, inStoredOrientation(geometry.resized)) : null,
+    pad: geometry?.pad ? { box: inStoredOrientation(output), at: storedRegion(geometry.pad, orientation, inStoredOrientation(output)) } : null,
+    smart: geometry?.smart ? { strategy: geometry.smart, box: output } : null,
     orientInEncoder: FORMATS[outputFormat].encoder.placesOrientation,
     outputFormat,
     output,
@@ -183,19 +204,28 @@ function displayedSize(stored: Dimensions, orientation: number): Dimensions {
   return orientation >= 5 ? { width: stored.height, height: stored.width } : stored;
 }
 
-/** The output size, checked against the request's rules and the output pixel limit. */
-function plannedSize(operation: Operation, displayed: Dimensions, limits: PixelLimits): Dimensions {
+/** The size of a convert or crop result, checked against the request's rules. */
+function plannedSize(operation: Operation, displayed: Dimensions): Dimensions {
   if (operation.kind === 'crop') return checkedRegion(operation.region, displayed);
-  if (operation.kind !== 'resize') return displayed;
-  const size = targetSize(displayed, operation);
-  if (size.width > MAX_RESIZE_SIDE || size.height > MAX_RESIZE_SIDE) {
-    throw invalidParameter(
-      operation.width !== undefined ? 'width' : 'height',
-      `the resized image would be ${size.width}x${size.height} pixels (the image is ${displayed.width}x${displayed.height}); each side may be at most ${MAX_RESIZE_SIDE}`,
-    );
+  return displayed;
+}
+
+/**
+ * A resize's sizes, checked: the result and the picture before cover's cut are each at most
+ * MAX_RESIZE_SIDE per side and within the output pixel limit.
+ */
+function checkedGeometry(operation: Extract<Operation, { kind: 'resize' }>, displayed: Dimensions, dctScaling: boolean, limits: PixelLimits): FitGeometry {
+  const geometry = fitGeometry(displayed, operation, dctScaling);
+  for (const size of [geometry.output, geometry.resized]) {
+    if (size.width > MAX_RESIZE_SIDE || size.height > MAX_RESIZE_SIDE) {
+      throw invalidParameter(
+        operation.width !== undefined ? 'width' : 'height',
+        `the resized image would be ${size.width}x${size.height} pixels (the image is ${displayed.width}x${displayed.height}); each side may be at most ${MAX_RESIZE_SIDE}`,
+      );
+    }
+    assertWithinPixelLimit(size, limits.maxOutputPixels, 'output');
   }
-  assertWithinPixelLimit(size, limits.maxOutputPixels, 'output');
-  return size;
+  return geometry;
 }
 
 function assertEncodable(format: ImageFormat, size: Dimensions): void {

@@ -1,6 +1,6 @@
 import { FORMATS, type ImageFile } from './formats/index';
 import { MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
-import type { Region } from './operations';
+import type { Colour, Region } from './operations';
 import { orientedFrameChannels } from './stages/oriented-frame';
 import { resizeScratchBytes } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
@@ -9,7 +9,8 @@ import type { Dimensions, ImageFormat } from './types';
 /**
  * Everything a run will do, decided from the header before any decode (as sharp records its
  * options first and one pipeline then runs them in a fixed order): decode (shrink-on-load or the
- * stored region of a crop) -> colour -> flatten -> resize -> orientation -> encode.
+ * stored region of a crop) -> colour -> flatten -> resize -> cut (cover) -> pad (contain) ->
+ * orientation -> encode. A smart crop first looks at a reduced decode (smart-crop.ts).
  */
 export interface ProcessingPlan {
   /** The input with its header (formats/format.ts). */
@@ -25,10 +26,18 @@ export interface ProcessingPlan {
   /** What the header says the pixels can hold; a decoder may find less (all opaque), never more. */
   alpha: boolean;
   grey: boolean;
-  /** Composite onto white: the output format has no alpha. */
+  /** Composite onto `background`: the input has alpha and the output format has none. */
   flatten: boolean;
+  /** Flattening colour (alpha ignored there) and contain's padding. */
+  background: Colour;
   /** Resize target in stored orientation (width and height swapped for orientations 5-8). */
   resize: Dimensions | null;
+  /** cover: the part of the resized picture kept, in stored orientation; set by the first pass for a smart crop. */
+  cut: Region | null;
+  /** contain: the box (stored orientation) and where the resized picture sits in it. */
+  pad: { box: Dimensions; at: Region } | null;
+  /** cover with entropy or attention: a first pass over a reduced decode picks `cut` (smart-crop.ts). */
+  smart: { strategy: 'entropy' | 'attention'; box: Dimensions } | null;
   /** The encoder writes rows where a viewer sees them itself (WebP), so no oriented frame is built. */
   orientInEncoder: boolean;
   outputFormat: ImageFormat;
@@ -66,7 +75,11 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const beforeOrientation = resize ?? decoded;
   let stages = 0;
   if (plan.decode.region) stages += band(decoded.width);
-  if (resize) stages += resizeScratchBytes(decoded, resize, !carriesAlpha) + band(resize.width);
+  const columns = plan.cut && { x: plan.cut.x, width: plan.cut.width };
+  if (resize) stages += resizeScratchBytes(decoded, resize, !carriesAlpha, columns) + band(resize.width);
+  if (plan.cut) stages += band(plan.cut.width);
+  if (plan.pad) stages += band(plan.pad.box.width);
+  if (plan.smart?.strategy === 'entropy') stages += entropyPassBytes(decoded, resize ?? decoded);
   let frame = 0;
   const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
   if (reordersRows) {
@@ -77,6 +90,26 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
 }
 
 const band = (width: number) => BAND_ROWS_MAX * width * 4;
+
+/** Pixels of the reduced picture a smart crop looks at, at most: a 400x400 thumbnail's cover size of a 3:2 photo is 600x400. */
+export const SMART_CROP_MAX_PIXELS = 512 * 512;
+
+/** The size a smart crop looks at: the resized picture (stored orientation), reduced to SMART_CROP_MAX_PIXELS. */
+export function smartCropSize(resized: Dimensions): Dimensions {
+  const factor = Math.min(1, Math.sqrt(SMART_CROP_MAX_PIXELS / pixelsOf(resized)));
+  return { width: Math.max(1, Math.round(resized.width * factor)), height: Math.max(1, Math.round(resized.height * factor)) };
+}
+
+/**
+ * The entropy pass's own buffers: the reduced picture it collects, its oriented copy and resize's
+ * window (its decoder, reading at a larger or equal shrink, holds no more than the second pass's).
+ * The attention pass holds a 32x32 picture and the window of a resize to it, less than the second
+ * pass's resize.
+ */
+function entropyPassBytes(decoded: Dimensions, resized: Dimensions): number {
+  const size = smartCropSize(resized);
+  return 2 * pixelsOf(size) * 4 + resizeScratchBytes(decoded, size) + band(size.width);
+}
 
 /** What the encoder is told about its result. */
 export function encodeFacts(plan: ProcessingPlan) {

@@ -178,23 +178,23 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
 export function registerProcessing(app: OpenAPIHono<AppEnv>) {
   for (const door of ['api', 'web'] as const) {
     app.openapi(processingRoute(door, 'convert', ConvertForm), (c) => {
-      const { format, quality } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'convert', format, quality });
+      const { format, quality, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'convert', format, quality, background });
     });
 
     app.openapi(processingRoute(door, 'crop', CropForm), (c) => {
-      const { x, y, width, height, format, quality } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'crop', region: { x, y, width, height }, format, quality });
+      const { x, y, width, height, format, quality, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'crop', region: { x, y, width, height }, format, quality, background });
     });
 
     app.openapi(processingRoute(door, 'resize', ResizeForm), (c) => {
-      const { width, height, keep_aspect_ratio, format, quality } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio, format, quality });
+      const { width, height, keep_aspect_ratio, fit, position, background, format, quality } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio ?? true, fit, position, background, format, quality });
     });
 
     app.openapi(processingRoute(door, 'remove-metadata', RemoveMetadataForm), (c) => {
-      const { format, quality } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'remove-metadata', format, quality });
+      const { format, quality, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'remove-metadata', format, quality, background });
     });
   }
 }

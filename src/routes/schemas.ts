@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ERROR_CODES, type ErrorCode } from '../errors';
 import { formatByName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
-import { DEFAULT_QUALITY } from '../image/operations';
+import { DEFAULT_QUALITY, GRAVITIES, type Colour, type Gravity, type Position } from '../image/operations';
 
 /*
  * Form fields arrive as text. Each schema's issue message is the "problem" half of the
@@ -80,7 +80,25 @@ const quality = integerField(1, 100, {
   .optional()
   .transform((value) => value ?? DEFAULT_QUALITY);
 
-export const ConvertForm = z.object({ file: fileField, format: formatField, quality }).openapi('ConvertForm');
+const BACKGROUND_PROBLEM = 'must be a hex colour #rrggbb or #rrggbbaa (for example #ffffff or #00000000)';
+const background = z
+  .string()
+  .regex(/^#([0-9a-f]{6}|[0-9a-f]{8})$/i, BACKGROUND_PROBLEM)
+  .transform((value): Colour => {
+    const byte = (at: number) => parseInt(value.slice(at, at + 2), 16);
+    return { r: byte(1), g: byte(3), b: byte(5), a: value.length === 9 ? byte(7) : 255 };
+  })
+  .optional()
+  .openapi({
+    type: 'string',
+    pattern: '^#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$',
+    default: '#ffffff',
+    example: '#ffffff',
+    description:
+      'What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour\'s own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.',
+  });
+
+export const ConvertForm = z.object({ file: fileField, format: formatField, quality, background }).openapi('ConvertForm');
 
 const coordinate = (docs: FieldDocs) => integerField(0, 999_999_999, docs);
 export const CropForm = z
@@ -92,17 +110,85 @@ export const CropForm = z
     height: coordinate({ description: 'Crop height in pixels; the region must lie inside the image and not be empty.', example: 100 }),
     format: optionalFormat,
     quality,
+    background,
   })
   .openapi('CropForm');
+
+const FITS = ['inside', 'cover', 'contain', 'fill', 'outside'] as const;
+const FIT_PROBLEM = `must be one of ${FITS.join(', ')}`;
+const fit = z
+  .enum(FITS, { error: FIT_PROBLEM })
+  .optional()
+  .openapi({
+    description:
+      'How the picture fills the width x height box: inside (fit inside, aspect kept), cover (fill the box, cut the overflow by position), contain (fit inside, pad to the box with background), fill (stretch), outside (cover without cutting). Left out: keep_aspect_ratio decides (true: inside, false: fill). cover and contain need both width and height.',
+    example: 'cover',
+  });
+
+const POSITION_WORDS = [...GRAVITIES, 'entropy', 'attention'] as const;
+const POSITION_PROBLEM = `must be one of ${POSITION_WORDS.join(', ')}, or a focal point x,y in fractions of the picture (for example 0.3,0.6)`;
+const FRACTION = String.raw`(0(\.\d+)?|1(\.0+)?)`;
+const FOCAL_POINT = new RegExp(`^${FRACTION},${FRACTION}$`);
+
+function toPosition(value: string): Position | null {
+  const word = value.toLowerCase() === 'centre' ? 'center' : value.toLowerCase();
+  if ((GRAVITIES as readonly string[]).includes(word)) return { kind: 'gravity', gravity: word as Gravity };
+  if (word === 'entropy' || word === 'attention') return { kind: 'smart', strategy: word };
+  if (!FOCAL_POINT.test(word)) return null;
+  const [x, y] = word.split(',').map(Number);
+  return { kind: 'focal', x, y };
+}
+
+const position = z
+  .string()
+  .transform((value, context) => {
+    const parsed = toPosition(value.trim());
+    if (!parsed) context.addIssue({ code: 'custom', message: POSITION_PROBLEM });
+    return parsed ?? z.NEVER;
+  })
+  .optional()
+  .openapi({
+    type: 'string',
+    description:
+      'Which part cover keeps: center (default), a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).',
+    example: 'attention',
+  });
+
+interface ResizeChoices {
+  width?: number;
+  height?: number;
+  keep_aspect_ratio?: boolean;
+  fit?: (typeof FITS)[number];
+  position?: Position;
+}
+
+/** Combinations the fields cannot mean together, with the field a client should change. */
+function resizeProblem(form: ResizeChoices): { field: string; message: string } | null {
+  const { fit, position, keep_aspect_ratio: keep } = form;
+  if ((fit === 'cover' || fit === 'contain') && (form.width === undefined || form.height === undefined)) {
+    return { field: form.height === undefined ? 'height' : 'width', message: `fit=${fit} needs both width and height` };
+  }
+  if (keep !== undefined && fit !== undefined && keep !== (fit !== 'fill')) {
+    return { field: 'keep_aspect_ratio', message: `keep_aspect_ratio=${keep} contradicts fit=${fit} (${fit === 'fill' ? 'fill stretches' : `${fit} keeps the aspect ratio`}); leave keep_aspect_ratio out` };
+  }
+  if (position !== undefined && fit !== 'cover' && fit !== 'contain') {
+    return { field: 'position', message: `position applies to fit=cover and fit=contain, not to fit=${fit ?? (keep === false ? 'fill' : 'inside')}` };
+  }
+  if (fit === 'contain' && position && position.kind !== 'gravity') {
+    return { field: 'position', message: 'with fit=contain, position places the picture in the box: center or a side (north, southeast, ...); entropy, attention and focal points choose what cover keeps' };
+  }
+  return null;
+}
 
 export const ResizeForm = z
   .object({
     file: fileField,
     width: integerField(1, 12000, { description: 'Target width in pixels. Give width, height or both.', example: 800 }).optional(),
     height: integerField(1, 12000, { description: 'Target height in pixels. Give width, height or both.', example: 600 }).optional(),
-    keep_aspect_ratio: booleanField('With both sides given: true fits inside the box keeping the aspect ratio, false stretches to exactly width x height.', true)
-      .optional()
-      .transform((value) => value ?? true),
+    keep_aspect_ratio: booleanField('With both sides given and no fit: true fits inside the box keeping the aspect ratio, false stretches to exactly width x height.', true).optional(),
+    fit,
+    position,
+    background,
     format: optionalFormat,
     quality,
   })
@@ -110,9 +196,13 @@ export const ResizeForm = z
     path: ['width'],
     message: 'at least one of width and height is required',
   })
+  .superRefine((form, context) => {
+    const problem = resizeProblem(form);
+    if (problem) context.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+  })
   .openapi('ResizeForm');
 
-export const RemoveMetadataForm = z.object({ file: fileField, format: optionalFormat, quality }).openapi('RemoveMetadataForm');
+export const RemoveMetadataForm = z.object({ file: fileField, format: optionalFormat, quality, background }).openapi('RemoveMetadataForm');
 
 const RESULT_EXAMPLE = {
   uuid: '3f2a9c1e5b7d4f60a1b2c3d4e5f60718',

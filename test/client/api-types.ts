@@ -304,6 +304,12 @@ export interface components {
              * @example 80
              */
             quality?: number;
+            /**
+             * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
+             * @default #ffffff
+             * @example #ffffff
+             */
+            background?: string;
         };
         CropForm: {
             /**
@@ -343,6 +349,12 @@ export interface components {
              * @example 80
              */
             quality?: number;
+            /**
+             * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
+             * @default #ffffff
+             * @example #ffffff
+             */
+            background?: string;
         };
         ResizeForm: {
             /**
@@ -361,11 +373,28 @@ export interface components {
              */
             height?: number;
             /**
-             * @description With both sides given: true fits inside the box keeping the aspect ratio, false stretches to exactly width x height.
+             * @description With both sides given and no fit: true fits inside the box keeping the aspect ratio, false stretches to exactly width x height.
              * @default true
              * @example true
              */
             keep_aspect_ratio?: boolean;
+            /**
+             * @description How the picture fills the width x height box: inside (fit inside, aspect kept), cover (fill the box, cut the overflow by position), contain (fit inside, pad to the box with background), fill (stretch), outside (cover without cutting). Left out: keep_aspect_ratio decides (true: inside, false: fill). cover and contain need both width and height.
+             * @example cover
+             * @enum {string}
+             */
+            fit?: "inside" | "cover" | "contain" | "fill" | "outside";
+            /**
+             * @description Which part cover keeps: center (default), a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).
+             * @example attention
+             */
+            position?: string;
+            /**
+             * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
+             * @default #ffffff
+             * @example #ffffff
+             */
+            background?: string;
             /**
              * @description Output format; left out or empty (the default), the input's format.
              * @default
@@ -397,6 +426,12 @@ export interface components {
              * @example 80
              */
             quality?: number;
+            /**
+             * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
+             * @default #ffffff
+             * @example #ffffff
+             */
+            background?: string;
         };
         NotFoundFailure: {
             /** @enum {boolean} */

@@ -57,6 +57,15 @@ export async function resize(api: ImageApi, file: File, width: number) {
   return error ? { ok: false as const, ...failure(error, response.status) } : { ok: true as const, result: data.data };
 }
 
+/** A square thumbnail: the box filled, the overflow cut where libvips' attention finds the subject, padding colour white. */
+export async function thumbnail(api: ImageApi, file: File, side: number) {
+  const { data, error, response } = await api.POST('/api/v1/resize', {
+    body: { file, width: side, height: side, fit: 'cover', position: 'attention', background: '#ffffff', format: 'webp' },
+    bodySerializer: formData,
+  });
+  return error ? { ok: false as const, ...failure(error, response.status) } : { ok: true as const, result: data.data };
+}
+
 export async function removeMetadata(api: ImageApi, file: File) {
   const { data, error, response } = await api.POST('/api/v1/remove-metadata', { body: { file }, bodySerializer: formData });
   return error ? { ok: false as const, ...failure(error, response.status) } : { ok: true as const, result: data.data };

@@ -160,7 +160,7 @@ export interface ConvertInPage {
   format?: string;
   quality?: number;
   crop?: { x: number; y: number; width: number; height: number };
-  resize?: { width?: number; height?: number; keepAspectRatio?: boolean };
+  resize?: { width?: number; height?: number; keepAspectRatio?: boolean; fit?: string; position?: string };
 }
 
 export type PageOutcome =
@@ -196,6 +196,8 @@ export async function fillConverter(page: Page, options: ConvertInPage): Promise
     await page.getByLabel('Width', { exact: true }).fill(width === undefined ? '' : String(width));
     await page.getByLabel('Height', { exact: true }).fill(height === undefined ? '' : String(height));
     if (keepAspectRatio !== undefined) await page.getByLabel('Keep aspect ratio').setChecked(keepAspectRatio);
+    if (options.resize.fit !== undefined) await page.getByLabel('Fit', { exact: true }).selectOption(options.resize.fit);
+    if (options.resize.position !== undefined) await page.getByLabel('Position', { exact: true }).selectOption(options.resize.position);
   }
 }
 

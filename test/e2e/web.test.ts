@@ -375,6 +375,25 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     const recent = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Recent conversions' }) });
     expect(await recent.getByRole('link', { name: /Canon_40D\.webp/ }).count()).toBeGreaterThan(0);
     expect(await recent.getByRole('link', { name: /Canon_40D\.png/ }).count()).toBeGreaterThan(0);
+
+    // A thumbnail: the preview shows the part cover keeps (100x68 into 50x50 keeps 68x68, at the
+    // right for east); a click keeps the part around that point; the result is the box.
+    await page.goto(`${url}/convert`);
+    await fillConverter(page, { file: SMALL_JPEG, operation: 'resize', format: 'webp', resize: { width: 50, height: 50, fit: 'cover', position: 'east' } });
+    expect(await page.getByLabel('Keep aspect ratio').isDisabled()).toBe(true);
+    const keptBox = page.locator('#crop-box');
+    await expect.poll(() => keptBox.evaluate((box: any) => [box.hidden, box.style.left, box.style.width])).toEqual([false, '32%', '68%']);
+    const shown = (await page.getByAltText('Preview of the chosen image').boundingBox())!;
+    await page.mouse.click(shown.x + shown.width * 0.1, shown.y + shown.height / 2);
+    expect(await page.getByLabel('Position', { exact: true }).inputValue()).toMatch(/^0\.\d+,0\.\d+$/);
+    await expect.poll(() => keptBox.evaluate((box: any) => box.style.left)).toBe('0%');
+    await page.getByLabel('Fit', { exact: true }).selectOption('contain');
+    expect(await page.locator('#fit-hint').innerText()).toContain('padded');
+    await page.getByLabel('Fit', { exact: true }).selectOption('cover');
+    await page.getByLabel('Position', { exact: true }).selectOption('attention');
+    const thumbnail = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'resize', format: 'webp', resize: { width: 50, height: 50, fit: 'cover', position: 'attention' } });
+    expect(thumbnail.ok, JSON.stringify(thumbnail)).toBe(true);
+    if (thumbnail.ok) expect(thumbnail.text).toMatch(/50\s*[×x]\s*50/);
   });
 
   it("shows the API's own messages for an unsupported file, an oversized file and a bad crop, and failures spend no quota", async () => {

@@ -84,6 +84,7 @@ describe('the OpenAPI document of npm run dev, as a client developer uses it', (
     expect(await client.crop(api, photo(), { x: 10, y: 5, width: 40, height: 30 })).toMatchObject({ ok: true, result: { format: 'jpg', width: 40, height: 30 } });
     expect(await client.crop(api, photo(), { x: 90, y: 0, width: 40, height: 30 })).toMatchObject({ ok: false, status: 422, code: 'INVALID_PARAMETERS', message: expect.stringContaining('100') });
     expect(await client.resize(api, photo(), 50)).toMatchObject({ ok: true, result: { format: 'png', width: 50, height: 34 } });
+    expect(await client.thumbnail(api, photo(), 48)).toMatchObject({ ok: true, result: { format: 'webp', width: 48, height: 48 } });
     expect(await client.removeMetadata(api, photo())).toMatchObject({ ok: true, result: { format: 'jpg', width: 100, height: 68 } });
 
     const free = await client.account(client.imageApi(server.url, FREE.key));

@@ -17,3 +17,11 @@ describe('flattenRows', () => {
     expect(flattenRows(opaque)).toBe(opaque);
   });
 });
+
+describe('flattenRows onto a chosen background', () => {
+  it('composites over the colour asked for, ignoring its alpha', async () => {
+    const source = frameSource(image([0, 0, 0, 0], [0, 0, 255, 128]), { alpha: true });
+    const flat = flattenRows(source, { r: 255, g: 0, b: 0, a: 0 });
+    expect([...(await collectFrame(flat)).data]).toEqual([255, 0, 0, 255, 127, 0, 128, 255]);
+  });
+});

@@ -45,8 +45,8 @@ function lanczos3(x: number): number {
   return (LOBES * Math.sin(px) * Math.sin(px / LOBES)) / (px * px);
 }
 
-export function contributions(inSize: number, outSize: number): Contributions {
-  const scale = inSize / outSize;
+/** `scale`: input pixels per output pixel, where it is not inSize / outSize (after a box step, resize.ts). */
+export function contributions(inSize: number, outSize: number, scale = inSize / outSize): Contributions {
   const filterScale = Math.max(1, scale);
   const support = LOBES * filterScale;
   const stride = Math.min(inSize, Math.ceil(2 * support) + 1);

@@ -30,6 +30,8 @@ interface Layout {
   /** Size after the box step: what the Lanczos passes read. */
   width: number;
   height: number;
+  /** Output columns made: the target width, or only the columns a cut keeps. */
+  outWidth: number;
   ch: Contributions | null;
   cv: Contributions | null;
   /** The window holds horizontally filtered rows (true) or rows before any Lanczos pass (false). */
@@ -41,26 +43,47 @@ interface Layout {
   tmpLength: number;
 }
 
-function layout(from: Dimensions, to: Dimensions, opaque: boolean): Layout {
+/** Output columns x..x+width-1 of a resize: what a following cut keeps (cover), so no other column is made. */
+export interface Columns {
+  x: number;
+  width: number;
+}
+
+function layout(from: Dimensions, to: Dimensions, opaque: boolean, columns: Columns | null = null): Layout {
   const fx = opaque ? boxShrinkFactor(from.width, to.width) : 1;
   const fy = opaque ? boxShrinkFactor(from.height, to.height) : 1;
   const box = fx > 1 || fy > 1 ? { fx, fy, width: Math.ceil(from.width / fx), height: Math.ceil(from.height / fy) } : null;
   const width = box ? box.width : from.width;
   const height = box ? box.height : from.height;
-  const ch = width !== to.width ? contributions(width, to.width) : null;
-  const cv = height !== to.height ? contributions(height, to.height) : null;
+  // After the box step the input-per-output ratio stays the original one divided by the box
+  // (libvips' residual shrink): a last, partial box does not stretch the grid.
+  const allColumns = width !== to.width ? contributions(width, to.width, from.width / fx / to.width) : null;
+  const ch = allColumns && columns ? sliceContributions(allColumns, columns) : allColumns;
+  const outWidth = ch && columns ? columns.width : to.width;
+  const cv = height !== to.height ? contributions(height, to.height, from.height / fy / to.height) : null;
   // Multiply-adds of each order: a pass costs (lines it runs over) * (taps per line).
-  const hFirst = ch !== null && cv !== null && height * ch.taps + to.width * cv.taps <= width * cv.taps + to.height * ch.taps;
+  const hFirst = ch !== null && cv !== null && height * ch.taps + outWidth * cv.taps <= width * cv.taps + to.height * ch.taps;
   let maxTaps = 1;
   if (cv) for (let o = 0; o < to.height; o++) maxTaps = Math.max(maxTaps, cv.count[o]);
-  const windowRowLength = hFirst ? (opaque ? to.width : to.width * 4) : width;
-  const tmpLength = opaque ? (hFirst || !ch || !cv ? 0 : width) : hFirst ? 0 : 4 * (cv ? width : to.width);
-  return { box, width, height, ch, cv, hFirst, windowRows: maxTaps + WINDOW_SLACK, windowRowLength, tmpLength };
+  const windowRowLength = hFirst ? (opaque ? outWidth : outWidth * 4) : width;
+  const tmpLength = opaque ? (hFirst || !ch || !cv ? 0 : width) : hFirst ? 0 : 4 * (cv ? width : outWidth);
+  return { box, width, height, outWidth, ch, cv, hFirst, windowRows: maxTaps + WINDOW_SLACK, windowRowLength, tmpLength };
+}
+
+function sliceContributions(c: Contributions, { x, width }: Columns): Contributions {
+  const count = c.count.subarray(x, x + width);
+  return {
+    start: c.start.subarray(x, x + width),
+    count,
+    weights: c.weights.subarray(x * c.stride, (x + width) * c.stride),
+    stride: c.stride,
+    taps: count.reduce((sum, n) => sum + n, 0),
+  };
 }
 
 /** Bytes a resize holds besides its input and output bands: window, box sums and row buffers (memory-plan.ts). */
-export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = true): number {
-  const l = layout(from, to, opaque);
+export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = true, columns: Columns | null = null): number {
+  const l = layout(from, to, opaque, columns);
   const windowBytes = l.windowRows * l.windowRowLength * (l.hFirst && !opaque ? 2 : 4);
   const boxBytes = l.box ? l.box.width * (3 * 8 + 4) : 0;
   const tmpBytes = l.tmpLength * (opaque ? 4 : 2);
@@ -69,7 +92,7 @@ export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = tr
 
 function contributionBytes(l: Layout, to: Dimensions): number {
   const axis = (c: Contributions | null, size: number) => (c ? 4 * (2 * size + c.weights.length) : 0);
-  return axis(l.ch, to.width) + axis(l.cv, to.height);
+  return axis(l.ch, l.outWidth) + axis(l.cv, to.height);
 }
 
 /**
@@ -94,8 +117,9 @@ export class RowResizer {
     private readonly from: Dimensions,
     private readonly to: Dimensions,
     private readonly opaque: boolean,
+    columns: Columns | null = null,
   ) {
-    const l = layout(from, to, opaque);
+    const l = layout(from, to, opaque, columns);
     this.l = l;
     this.shrinker = l.box ? new BoxRowShrinker(from.width, l.box.fx, l.box.fy) : null;
     this.boxRow = l.box ? new Int32Array(l.box.width) : null;
@@ -123,14 +147,19 @@ export class RowResizer {
     }
   }
 
-  /** Writes the next output row (to.width RGBA pixels) at out[byteOffset]; only when !wantsInput(). */
+  /** Columns of each output row: to.width, or the columns asked for. */
+  get outWidth(): number {
+    return this.l.outWidth;
+  }
+
+  /** Writes the next output row (outWidth RGBA pixels) at out[byteOffset]; only when !wantsInput(). */
   emit(out: Uint8Array, byteOffset: number): void {
     const { ch, cv, hFirst, width, windowRowLength } = this.l;
     const y = this.outputRow++;
     const row = cv ? cv.start[y] : y;
     const base = (row - this.windowFirst) * windowRowLength;
-    const outWords = this.opaque ? new Int32Array(out.buffer, out.byteOffset + byteOffset, this.to.width) : null;
-    const outBytes = this.opaque ? null : new Uint8ClampedArray(out.buffer, out.byteOffset + byteOffset, this.to.width * 4);
+    const outWords = this.opaque ? new Int32Array(out.buffer, out.byteOffset + byteOffset, this.l.outWidth) : null;
+    const outBytes = this.opaque ? null : new Uint8ClampedArray(out.buffer, out.byteOffset + byteOffset, this.l.outWidth * 4);
     const window = this.window;
     if (outWords) {
       const words = window as Int32Array;
@@ -138,8 +167,8 @@ export class RowResizer {
       else if (ch && cv) {
         const tmp = this.tmp as Int32Array;
         vRowOpaque(words, width, base, tmp, 0, y, cv);
-        hRowOpaque(tmp, 0, outWords, 0, this.to.width, ch);
-      } else if (ch) hRowOpaque(words, base, outWords, 0, this.to.width, ch);
+        hRowOpaque(tmp, 0, outWords, 0, this.l.outWidth, ch);
+      } else if (ch) hRowOpaque(words, base, outWords, 0, this.l.outWidth, ch);
       else vRowOpaque(words, width, base, outWords, 0, y, cv!);
       return;
     }
@@ -147,10 +176,10 @@ export class RowResizer {
     const tmp = this.tmp as Uint16Array;
     if (ch && cv) {
       vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv);
-      hRowUnpremultiply(tmp, 0, outBytes!, 0, this.to.width, ch);
+      hRowUnpremultiply(tmp, 0, outBytes!, 0, this.l.outWidth, ch);
     } else if (ch) {
-      hRowPremultiply(window as Int32Array, base, tmp, 0, this.to.width, ch);
-      unpremultiplyRow(tmp, 0, outBytes!, 0, this.to.width * 4);
+      hRowPremultiply(window as Int32Array, base, tmp, 0, this.l.outWidth, ch);
+      unpremultiplyRow(tmp, 0, outBytes!, 0, this.l.outWidth * 4);
     } else {
       vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv!);
       unpremultiplyRow(tmp, 0, outBytes!, 0, width * 4);
@@ -162,8 +191,8 @@ export class RowResizer {
     const { ch, hFirst, width } = this.l;
     const at = this.windowSlot();
     if (!hFirst) (this.window as Int32Array).set(src.subarray(offset, offset + width), at);
-    else if (this.opaque) hRowOpaque(src, offset, this.window as Int32Array, at, this.to.width, ch!);
-    else hRowPremultiply(src, offset, this.window as Uint16Array, at, this.to.width, ch!);
+    else if (this.opaque) hRowOpaque(src, offset, this.window as Int32Array, at, this.l.outWidth, ch!);
+    else hRowPremultiply(src, offset, this.window as Uint16Array, at, this.l.outWidth, ch!);
     this.windowCount++;
     this.delivered++;
   }
@@ -187,13 +216,16 @@ const BAND_ROWS = 16;
 
 /**
  * The resize stage: `source` resized to exactly width x height with Lanczos-3 (box step first for
- * large reductions of opaque sources). Bands of BAND_ROWS output rows.
+ * large reductions of opaque sources). Bands of BAND_ROWS output rows. With `columns`, only those
+ * columns of the result are made where the width changes (the source's width is then
+ * columns.width; otherwise all are, and the caller cuts).
  */
-export function resizeRows(source: RowSource, width: number, height: number): RowSource {
-  checkSize(width, height, source.width, source.height);
-  const resizer = new RowResizer(source, { width, height }, !source.alpha);
+export function resizeRows(source: RowSource, targetWidth: number, height: number, columns: Columns | null = null): RowSource {
+  checkSize(targetWidth, height, source.width, source.height);
+  const resizer = new RowResizer(source, { width: targetWidth, height }, !source.alpha, columns);
+  const width = resizer.outWidth;
   const out = new Uint8Array(BAND_ROWS * width * 4);
-  const scratch = resizeScratchBytes(source, { width, height }, !source.alpha);
+  const scratch = resizeScratchBytes(source, { width: targetWidth, height }, !source.alpha, columns);
   let input: { words: Int32Array; row: number; rows: number } | null = null;
   let y = 0;
   const nextInput = async () => {

@@ -38,6 +38,7 @@ function ChosenImage() {
       <p id="crop-hint" class="hint" hidden>
         Drag across the image to choose the crop region; the numbers below follow, and the box follows the numbers.
       </p>
+      <p id="fit-hint" class="hint" role="status" hidden />
     </div>
   );
 }
@@ -97,6 +98,9 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
           <Field label="Quality" id="quality" hint="1-100, default 80. Ignored for PNG.">
             <input id="quality" aria-describedby={hintId('quality')} type="number" name="quality" min={1} max={100} step={1} inputmode="numeric" />
           </Field>
+          <Field label="Background" id="background" hint="What transparency becomes in JPEG, and the padding of Contain.">
+            <input id="background" aria-describedby={hintId('background')} type="color" name="background" value="#ffffff" />
+          </Field>
         </div>
         <fieldset data-operation="crop" hidden>
           <legend>Crop region, in pixels</legend>
@@ -127,6 +131,33 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
             <label class="check">
               <input type="checkbox" name="keep_aspect_ratio" checked /> Keep aspect ratio
             </label>
+          </div>
+          <div class="row">
+            <Field label="Fit" id="fit" hint="How the picture fills a width × height box. Left at the first choice, the checkbox decides.">
+              <select id="fit" name="fit" aria-describedby={hintId('fit')}>
+                <option value="">Inside, or stretch without the checkbox</option>
+                <option value="inside">Inside: fit inside the box</option>
+                <option value="cover">Cover: fill the box, cut the rest</option>
+                <option value="contain">Contain: fit inside, pad with the background</option>
+                <option value="fill">Fill: stretch to the box</option>
+                <option value="outside">Outside: cover the box, no cut</option>
+              </select>
+            </Field>
+            <Field label="Position" id="position" hint="Which part cover keeps (click the preview for a point), or where contain places the picture.">
+              <select id="position" name="position" aria-describedby={hintId('position')} disabled>
+                <option value="center">Center</option>
+                <option value="north">North (top)</option>
+                <option value="northeast">Northeast</option>
+                <option value="east">East (right)</option>
+                <option value="southeast">Southeast</option>
+                <option value="south">South (bottom)</option>
+                <option value="southwest">Southwest</option>
+                <option value="west">West (left)</option>
+                <option value="northwest">Northwest</option>
+                <option value="entropy">Entropy: the busiest part</option>
+                <option value="attention">Attention: the most interesting part</option>
+              </select>
+            </Field>
           </div>
         </fieldset>
         <button type="submit">Convert</button>
