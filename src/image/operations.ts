@@ -48,8 +48,10 @@ export interface CpuTurns {
   turn(): Promise<void>;
 }
 
-export interface ProcessedImage {
-  bytes: Uint8Array;
+/** A run's result, written into its sink. */
+export interface ProcessedResult {
+  /** The file's length in bytes. */
+  size: number;
   format: ImageFormat;
   /** Size as a viewer shows it (after EXIF orientation). */
   width: number;
@@ -58,6 +60,11 @@ export interface ProcessedImage {
   peakBytes: number;
   /** What the memory guard predicted for it from the header (memory-plan.ts); never below peakBytes. */
   plannedPeakBytes: number;
+}
+
+/** A run's result kept in memory. */
+export interface ProcessedImage extends ProcessedResult {
+  bytes: Uint8Array;
 }
 
 export const DEFAULT_QUALITY = 80;

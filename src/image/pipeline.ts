@@ -3,7 +3,9 @@ import { FORMATS, readImage, type ImageFile } from './formats/index';
 import { assertFitsMemory, assertWithinPixelLimit } from './limits';
 import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
-import type { Operation, PixelLimits, ProcessedImage, Region, RunOptions } from './operations';
+import type { Operation, PixelLimits, ProcessedImage, ProcessedResult, Region, RunOptions } from './operations';
+import { memoryTarget } from './result-buffer';
+import type { ResultSink, ResultTarget } from './result-sink';
 import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { doWork } from './run-context';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
@@ -25,6 +27,16 @@ export const MAX_RESIZE_SIDE = 12_000;
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
+  const target = memoryTarget();
+  const result = await processImageInto(input, operation, limits, target, options);
+  return { ...result, bytes: target.buffer()!.bytes() };
+}
+
+/**
+ * processImage with the file written into a sink `target` opens once the output format is known
+ * (storage streams it on in parts); a run that fails leaves the sink to its opener to abort.
+ */
+export async function processImageInto(input: Uint8Array, operation: Operation, limits: PixelLimits, target: ResultTarget, options: RunOptions = {}): Promise<ProcessedResult> {
   const file = readImage(input);
   const { header } = file;
   assertWithinPixelLimit(header, limits.maxInputPixels, 'input');
@@ -34,22 +46,31 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   if (operation.kind === 'remove-metadata' && outputFormat === header.format && file.strip) {
     const bytes = file.strip();
     const held = input.byteLength + bytes.byteLength;
-    return { bytes, format: header.format, ...displayedSize(header, header.orientation), peakBytes: held, plannedPeakBytes: held };
+    const release = options.admit ? await options.admit(held) : () => {};
+    try {
+      const sink = target.open(header.format, bytes.byteLength);
+      sink.writeOwned(bytes);
+      await sink.drain();
+      return { size: bytes.byteLength, format: header.format, ...displayedSize(header, header.orientation), peakBytes: held, plannedPeakBytes: held };
+    } finally {
+      release();
+    }
   }
 
-  const plan = planProcessing({ file, outputFormat, operation, limits });
+  const plan = planProcessing({ file, outputFormat, operation, limits, resultHeldBytes: target.heldBytes });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
   const plannedPeakBytes = peakBytes(memoryPlan(plan));
   const release = options.admit ? await options.admit(plannedPeakBytes) : () => {};
   try {
     const profile = await readColourProfile(header.colour);
     const meter = new MemoryMeter(input.byteLength);
-    const bytes = await meter.run(async () => {
+    const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)));
+    await meter.run(async () => {
       const source = await decodeAndTransform(plan, profile, meter);
-      return encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode)));
+      await encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
     }, options.share);
-    meter.sample(bytes.byteLength);
-    return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes };
+    meter.sample(sink.peakHeldBytes);
+    return { size: sink.length, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes };
   } finally {
     release();
   }
@@ -103,16 +124,15 @@ async function decode(plan: ProcessingPlan): Promise<RowSource> {
 }
 
 /** What the encoder makes of the rows; decoding errors that surface while rows are read stay decoding errors. */
-async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Array> {
-  const { encoder, label, resultBound } = FORMATS[plan.outputFormat];
+async function encode(plan: ProcessingPlan, source: RowSource, sink: ResultSink): Promise<void> {
+  const { encoder, label } = FORMATS[plan.outputFormat];
   const options = {
     quality: plan.quality,
     orientation: plan.orientInEncoder ? plan.orientation : 1,
-    maxBytes: resultBound(encodeFacts(plan)),
     lowMemory: plan.lowMemory,
   };
   try {
-    return await encoder.encode(source, options);
+    await encoder.encode(source, options, sink);
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw new AppError('CONVERSION_FAILED', `Encoding the result as ${label} failed.`, error);
@@ -122,6 +142,7 @@ async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Arr
 }
 
 interface PlanInput {
+  resultHeldBytes: ProcessingPlan['resultHeldBytes'];
   file: ImageFile;
   outputFormat: ImageFormat;
   operation: Operation;
@@ -130,7 +151,7 @@ interface PlanInput {
 
 /** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target. */
 function planProcessing(facts: PlanInput): ProcessingPlan {
-  const { file, outputFormat, operation, limits } = facts;
+  const { file, outputFormat, operation, limits, resultHeldBytes } = facts;
   const { header } = file;
   const { orientation } = header;
   const stored = { width: header.width, height: header.height };
@@ -165,6 +186,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     output,
     quality: operation.quality,
     lowMemory: false,
+    resultHeldBytes,
   };
   return fitResultToBudget({ ...plan, lowMemory: chooseLowMemory(plan, limits.memoryBudgetBytes) }, limits.memoryBudgetBytes);
 }

@@ -2,7 +2,8 @@ import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
-import { processImage } from '../image/pipeline';
+import { processImageInto } from '../image/pipeline';
+import type { ResultTarget } from '../image/result-sink';
 import { MemoryAdmission } from '../admission';
 import { cpuShare } from '../admission/cpu-share';
 import { csrf } from 'hono/csrf';
@@ -109,24 +110,25 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   } finally {
     releaseUpload();
   }
-  const share = cpuShare.run();
-  const image = await processImage(upload.bytes, operation, pixelLimits, {
-    admit: async (peakBytes) => {
-      const admitted = cpuShare.waitForMemory();
-      try {
-        return await memory.admit(peakBytes, c.get('clientSignal'));
-      } finally {
-        admitted();
-      }
-    },
-    share,
-  }).finally(share.end);
-  // The result is in memory until it is stored.
-  const releaseResult = memory.hold(image.bytes.byteLength);
-  c.get('facts').pipelinePeakBytes = image.peakBytes;
   const now = c.get('clock')();
-  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }).finally(releaseResult);
-  const { row } = saved;
+  const run = (target: ResultTarget) => {
+    const share = cpuShare.run();
+    return processImageInto(upload.bytes, operation, pixelLimits, target, {
+      admit: async (peakBytes) => {
+        const admitted = cpuShare.waitForMemory();
+        try {
+          return await memory.admit(peakBytes, c.get('clientSignal'));
+        } finally {
+          admitted();
+        }
+      },
+      share,
+    }).finally(share.end);
+  };
+  // What the upload still holds (its last part) is counted until it is stored.
+  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }, run, (bytes) => memory.hold(bytes));
+  const { row, image } = saved;
+  c.get('facts').pipelinePeakBytes = image.peakBytes;
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
