@@ -4,7 +4,7 @@ import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
 import { processImageInto } from '../image/pipeline';
 import type { ResultTarget } from '../image/result-sink';
-import { MemoryAdmission } from '../admission';
+import { admissionFor } from '../admission';
 import { cpuShare } from '../admission/cpu-share';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
@@ -14,6 +14,7 @@ import { formContentType } from '../middleware/form-content-type';
 import { idempotency } from '../middleware/idempotency';
 import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
+import { uploadAdmission } from '../middleware/upload-admission';
 import { uploadForm } from '../middleware/upload-form';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
@@ -60,8 +61,8 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     hide,
     security,
     parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
-    // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough.
-    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), idempotency, dailyQuota, uploadLimit, formContentType, uploadForm],
+    // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough, is there memory to read it.
+    middleware: [...auth, quotaHeadersOnAnswer, rateLimit({ holdsSlot: true }), idempotency, dailyQuota, uploadLimit, formContentType, uploadAdmission, uploadForm],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
     responses: {
       200: {
@@ -73,9 +74,6 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     },
   });
 }
-
-/** One per isolate: pipeline runs share its memory (src/admission). */
-let admission: MemoryAdmission | null = null;
 
 /**
  * The upload's bytes and name, with every reference to the parsed form dropped (the validated
@@ -100,16 +98,12 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   if (size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
 
   const pixelLimits = settings.pixelLimits[plan];
-  admission ??= new MemoryAdmission(() => pixelLimits.memoryBudgetBytes);
-  const memory = admission;
-  // Until it is copied, the parsed upload is held twice over.
-  const releaseUpload = memory.hold(2 * size);
-  let upload;
-  try {
-    upload = await takeUpload(c);
-  } finally {
-    releaseUpload();
-  }
+  const memory = admissionFor(() => pixelLimits.memoryBudgetBytes);
+  // Counted from Content-Length before the body was read (middleware/upload-admission); once the
+  // form is dropped only the pipeline's copy is left, and the run takes that count over.
+  const hold = c.get('uploadHold')!;
+  const upload = await takeUpload(c);
+  hold.shrinkTo(upload.bytes.byteLength);
   const now = c.get('clock')();
   const run = (target: ResultTarget) => {
     const share = cpuShare.run();
@@ -117,7 +111,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
       admit: async (peakBytes) => {
         const admitted = cpuShare.waitForMemory();
         try {
-          return await memory.admit(peakBytes, c.get('clientSignal'));
+          return await memory.admit(peakBytes, c.get('clientSignal'), hold);
         } finally {
           admitted();
         }
