@@ -1,3 +1,4 @@
+import type { Hold } from './admission';
 import type { PlanLimits, PlanName } from './plans';
 import type { Settings } from './config';
 import type { AppError } from './errors';
@@ -43,6 +44,8 @@ export interface AppEnv {
     facts: RequestFacts;
     /** The upload's size has been checked (upload-limit middleware), so it is not checked twice. */
     uploadChecked?: boolean;
+    /** The upload's bytes counted against the isolate's memory (middleware/upload-admission). */
+    uploadHold?: Hold;
     /** Today's conversions once the daily quota has settled this call (for the X-RateLimit headers). */
     quotaUsed?: number;
     /** The pages' url-encoded form, read once by the web-form middleware. */

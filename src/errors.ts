@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'RANGE_NOT_SATISFIABLE',
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_KEY_IN_USE',
+  'SERVER_BUSY',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -36,19 +36,61 @@ describe('MemoryAdmission', () => {
     expect(order).toEqual(['large', 'small']);
   });
 
-  it('counts parsed uploads at once, and always admits a run when nothing else runs', async () => {
+  it('always admits a request alone, and nothing beside it while it is over the budget', async () => {
     const admission = new MemoryAdmission(() => 100 * MB);
-    const upload = admission.hold(95 * MB);
-    const alone = await admission.admit(90 * MB); // 185 MB: over, but waiting would wait for nothing
+    const result = admission.hold(95 * MB);
+    result();
+    const alone = await admission.admit(120 * MB); // over, but waiting would wait for nothing
     expect(admission.activeRuns).toBe(1);
     let started = false;
     void admission.admit(10 * MB).then(() => (started = true));
     await settle();
     expect(started).toBe(false);
-    upload();
     alone();
     await settle();
     expect(started).toBe(true);
+  });
+
+  it('counts an upload from its size before it is read, and its run takes that count over', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB);
+    const upload = await admission.reserve(2 * 45 * MB);
+    let secondRead = false;
+    const second = admission.reserve(2 * 45 * MB).then((hold) => ((secondRead = true), hold));
+    await settle();
+    expect(secondRead).toBe(false); // 180 MB of bodies would not fit
+    upload.shrinkTo(45 * MB); // the parsed form dropped: the pipeline's copy is left
+    await settle();
+    expect(secondRead).toBe(false); // 45 + 90 > 100
+    const run = await admission.admit(55 * MB, undefined, upload); // its 45 MB input is part of the 55
+    expect(admission.heldBytes).toBe(55 * MB);
+    upload.release(); // taken over: releasing it again changes nothing
+    expect(admission.heldBytes).toBe(55 * MB);
+    run();
+    (await second).release();
+    expect(secondRead).toBe(true);
+    expect(admission.heldBytes).toBe(0);
+  });
+
+  it('lets waiting runs go before uploads not yet read', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB);
+    const running = await admission.admit(80 * MB);
+    const order: string[] = [];
+    const upload = admission.reserve(30 * MB).then((hold) => (order.push('upload'), hold));
+    const run = admission.admit(30 * MB).then((release) => (order.push('run'), release));
+    await settle();
+    running();
+    (await run)();
+    (await upload).release();
+    expect(order).toEqual(['run', 'upload']);
+  });
+
+  it('answers 503 SERVER_BUSY with Retry-After to an upload that waited too long', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB, 50);
+    const running = await admission.admit(90 * MB);
+    const refused = await admission.reserve(40 * MB).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'SERVER_BUSY', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
+    expect(admission.heldBytes).toBe(90 * MB);
+    running();
   });
 
   it('takes an aborted request out of the queue and lets the next one start', async () => {

@@ -1,20 +1,31 @@
+import { AppError } from '../errors';
+
 /**
- * Admission by memory. A deployed isolate has 128 MB for all its requests, and the memory guard
- * predicts each pipeline run's peak before it decodes anything (src/image/memory-plan.ts). Runs go
- * ahead together while the sum of what they hold fits the budget; a run that would not fit waits,
- * in arrival order, until enough is released. Uploads already parsed are counted at once (they are
- * in memory whatever we decide). So a small request beside a large one starts at once instead of
- * queueing behind it, and what runs together never exceeds the budget. When nothing else is
- * running a run is always admitted, so a single request can never wait for nothing.
+ * Admission by memory. A deployed isolate has 128 MB for all its requests, and going over ends
+ * all of them. Two things are counted against one budget:
+ * - uploads, from their Content-Length before a byte of the body is read (`reserve`): a body being
+ *   parsed, and the copy the pipeline takes of its file;
+ * - pipeline runs, at the peak the memory guard predicts from the header (src/image/memory-plan.ts)
+ *   (`admit`), which takes over its own upload's reservation (the input is part of that peak).
+ * What is counted together never exceeds the budget, except one request alone (nothing else
+ * counted), which is always let in: waiting would wait for nothing. What does not fit waits in
+ * arrival order, runs before uploads not yet read (a run's end frees memory, an upload's start
+ * takes it), and gives up after `maxWaitMs` with 503 SERVER_BUSY and Retry-After; a request whose
+ * client hangs up leaves the queue at once. So a small request beside a large one starts at once
+ * instead of queueing behind it.
  */
 export class MemoryAdmission {
   private held = 0;
   private running = 0;
-  private readonly waiting: { bytes: number; start: () => void }[] = [];
+  private readonly runs: Waiting[] = [];
+  private readonly uploads: Waiting[] = [];
 
-  constructor(private readonly budgetBytes: () => number) {}
+  constructor(
+    private readonly budgetBytes: () => number,
+    private readonly maxWaitMs = DEFAULT_MAX_WAIT_MS,
+  ) {}
 
-  /** Bytes counted now: held uploads and admitted runs. */
+  /** Bytes counted now: reserved uploads and admitted runs. */
   get heldBytes(): number {
     return this.held;
   }
@@ -24,65 +35,138 @@ export class MemoryAdmission {
     return this.running;
   }
 
-  /** Counts `bytes` already in memory (a parsed upload) until the returned function is called. */
+  /** Counts `bytes` already in memory (a result's last part while it is stored) until released. */
   hold(bytes: number): () => void {
-    this.held += bytes;
-    return once(() => {
-      this.held -= bytes;
-      this.startWaiting();
-    });
+    const hold = this.take(bytes);
+    return () => hold.release();
   }
 
   /**
-   * Waits until a run needing `bytes` fits beside what is held (or nothing else runs), in arrival
-   * order; returns the release. An aborted signal takes a waiting run out of the queue.
+   * Waits until an upload of `bytes` fits (see the class), and counts it until the returned hold
+   * is released, shrunk or taken over by its run.
    */
-  async admit(bytes: number, signal?: AbortSignal): Promise<() => void> {
-    if (this.waiting.length > 0 || !this.fits(bytes)) {
-      await new Promise<void>((resolve, reject) => {
-        const entry = { bytes, start: resolve };
-        this.waiting.push(entry);
-        signal?.addEventListener('abort', () => {
-          const index = this.waiting.indexOf(entry);
-          if (index < 0) return;
-          this.waiting.splice(index, 1);
-          reject(signal.reason);
-          this.startWaiting();
-        }, { once: true });
-      });
-    } else {
-      this.take(bytes);
-    }
-    return once(() => {
-      this.held -= bytes;
+  async reserve(bytes: number, signal?: AbortSignal): Promise<Hold> {
+    if (this.runs.length > 0 || this.uploads.length > 0 || !this.fits(bytes, 0)) await this.wait(this.uploads, bytes, 0, signal);
+    return this.take(bytes);
+  }
+
+  /**
+   * Waits until a run needing `bytes` fits beside what else is counted, `upload` (its own upload's
+   * reservation, now part of `bytes`) aside; returns the release.
+   */
+  async admit(bytes: number, signal?: AbortSignal, upload?: Hold): Promise<() => void> {
+    const own = upload?.bytes ?? 0;
+    if (this.runs.length > 0 || !this.fits(bytes, own)) await this.wait(this.runs, bytes, own, signal);
+    upload?.takenOver();
+    const run = this.take(bytes);
+    this.running++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
       this.running--;
-      this.startWaiting();
+      run.release();
+    };
+  }
+
+  private fits(bytes: number, own: number): boolean {
+    const others = this.held - own;
+    return others === 0 || others + bytes <= this.budgetBytes();
+  }
+
+  private take(bytes: number): Hold {
+    this.held += bytes;
+    const hold: Hold = {
+      bytes,
+      release: () => {
+        this.held -= hold.bytes;
+        hold.bytes = 0;
+        this.startWaiting();
+      },
+      shrinkTo: (smaller) => {
+        if (smaller >= hold.bytes) return;
+        this.held -= hold.bytes - smaller;
+        hold.bytes = smaller;
+        this.startWaiting();
+      },
+      takenOver: () => {
+        this.held -= hold.bytes;
+        hold.bytes = 0;
+      },
+    };
+    return hold;
+  }
+
+  private wait(queue: Waiting[], bytes: number, own: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const leave = (error: unknown) => {
+        const index = queue.indexOf(entry);
+        if (index < 0) return;
+        queue.splice(index, 1);
+        clearTimeout(timer);
+        reject(error);
+        this.startWaiting();
+      };
+      const entry: Waiting = {
+        bytes,
+        own,
+        start: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => leave(signal!.reason);
+      const timer = setTimeout(() => leave(serverBusy(this.maxWaitMs)), this.maxWaitMs);
+      queue.push(entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
-  private fits(bytes: number): boolean {
-    return this.running === 0 || this.held + bytes <= this.budgetBytes();
-  }
-
-  private take(bytes: number): void {
-    this.held += bytes;
-    this.running++;
-  }
-
   private startWaiting(): void {
-    while (this.waiting.length > 0 && this.fits(this.waiting[0].bytes)) {
-      const next = this.waiting.shift()!;
-      this.take(next.bytes);
-      next.start();
+    for (const queue of [this.runs, this.uploads]) {
+      while (queue.length > 0 && this.fits(queue[0].bytes, queue[0].own)) queue.shift()!.start();
+      // Uploads not yet read wait while a run does: they would only add to what it waits for.
+      if (queue.length > 0) return;
     }
   }
 }
 
-function once(action: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    action();
-  };
+/** Counted bytes that belong to one request. */
+export interface Hold {
+  bytes: number;
+  /** Stops counting them. Safe to call more than once. */
+  release(): void;
+  /** Counts fewer (the parsed form dropped, only the pipeline's copy left). */
+  shrinkTo(bytes: number): void;
+  /** Its run counts them from now on (MemoryAdmission.admit). */
+  takenOver(): void;
+}
+
+interface Waiting {
+  bytes: number;
+  own: number;
+  start: () => void;
+}
+
+/** Long enough for a large run ahead to finish, short enough that a client is told to come back. */
+const DEFAULT_MAX_WAIT_MS = 30_000;
+
+export const RETRY_AFTER_BUSY_SECONDS = 5;
+
+function serverBusy(waitedMs: number): AppError {
+  return new AppError(
+    'SERVER_BUSY',
+    `The server is busy with other large images and could not start this one within ${Math.round(waitedMs / 1000)} seconds. Retry in a few seconds.`,
+    undefined,
+    { 'Retry-After': String(RETRY_AFTER_BUSY_SECONDS) },
+  );
+}
+
+let isolateAdmission: MemoryAdmission | null = null;
+
+/** The isolate's one admission (requests in an isolate share its memory). */
+export function admissionFor(budgetBytes: () => number): MemoryAdmission {
+  isolateAdmission ??= new MemoryAdmission(budgetBytes);
+  return isolateAdmission;
 }

@@ -20,6 +20,8 @@ export const ERROR_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   // The IETF draft on the Idempotency-Key header: another request under the same key is 422, one still running is 409.
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  // The isolate's memory is taken by other large images (src/admission): come back after Retry-After.
+  SERVER_BUSY: 503,
 };
 
 export function failureBody(code: ErrorCode, message: string, requestId: string | undefined) {

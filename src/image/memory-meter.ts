@@ -30,13 +30,13 @@ export class MemoryMeter {
     if (bytes > this.peakBytes) this.peakBytes = bytes;
   }
 
-  /** `source` sampled at every band it hands out. */
-  metered(source: RowSource): RowSource {
+  /** `source` sampled at every band it hands out, with what `alsoHeld` (the result's sink) holds then. */
+  metered(source: RowSource, alsoHeld: () => number = () => 0): RowSource {
     return {
       ...forward(source),
       read: async () => {
         const band = await source.read();
-        this.sample(source.heldBytes());
+        this.sample(source.heldBytes() + alsoHeld());
         return band;
       },
     };

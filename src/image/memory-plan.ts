@@ -27,8 +27,13 @@ export interface DecoderCost {
 }
 
 export interface EncoderCost {
-  /** Bytes held while rows stream in: WebAssembly memory, buffers, and the output (its bound, written once into a ResultBuffer). */
+  /** Bytes held while rows stream in: WebAssembly memory and buffers (the result is counted apart). */
   streaming: number;
+  /**
+   * Most bytes the encoder writes into its result sink between two of its drains: a few rows'
+   * worth for one that writes as rows come, the whole file for one that writes it in one call.
+   */
+  burstBytes: number;
 }
 
 export interface MemoryPlan {
@@ -39,7 +44,8 @@ export interface MemoryPlan {
   stages: number;
   /** A whole frame between decoder and encoder (the oriented frame), 0 if none. */
   frame: number;
-  encoder: EncoderCost;
+  /** The encoder with what its result sink holds. */
+  encoder: { streaming: number };
 }
 
 export type Phase = 'decode' | 'stream' | 'encode';

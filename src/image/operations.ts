@@ -91,8 +91,10 @@ export interface CpuTurns {
   turn(): Promise<void>;
 }
 
-export interface ProcessedImage {
-  bytes: Uint8Array;
+/** A run's result, written into its sink. */
+export interface ProcessedResult {
+  /** The file's length in bytes. */
+  size: number;
   format: ImageFormat;
   /** Size as a viewer shows it (after EXIF orientation). */
   width: number;
@@ -103,6 +105,11 @@ export interface ProcessedImage {
   plannedPeakBytes: number;
   /** With RunOptions.profile: milliseconds per stage (stage-profile.ts). */
   stagesMs?: Record<string, number>;
+}
+
+/** A run's result kept in memory. */
+export interface ProcessedImage extends ProcessedResult {
+  bytes: Uint8Array;
 }
 
 export const DEFAULT_QUALITY = 80;

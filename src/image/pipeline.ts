@@ -4,7 +4,9 @@ import { assertFitsMemory, assertWithinPixelLimit } from './limits';
 import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
 import { fitGeometry, type FitGeometry } from './fit';
-import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type Region, type RunOptions } from './operations';
+import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions } from './operations';
+import { memoryTarget } from './result-buffer';
+import type { ResultSink, ResultTarget } from './result-sink';
 import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { doWork } from './run-context';
 import { findSmartCut } from './smart-crop-pass';
@@ -32,6 +34,16 @@ export const MAX_RESIZE_SIDE = 12_000;
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
+  const target = memoryTarget();
+  const result = await processImageInto(input, operation, limits, target, options);
+  return { ...result, bytes: target.buffer()!.bytes() };
+}
+
+/**
+ * processImage with the file written into a sink `target` opens once the output format is known
+ * (storage streams it on in parts); a run that fails leaves the sink to its opener to abort.
+ */
+export async function processImageInto(input: Uint8Array, operation: Operation, limits: PixelLimits, target: ResultTarget, options: RunOptions = {}): Promise<ProcessedResult> {
   const file = readImage(input);
   const { header } = file;
   assertWithinPixelLimit(header, limits.maxInputPixels, 'input');
@@ -41,10 +53,18 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
   if (operation.kind === 'remove-metadata' && outputFormat === header.format && file.strip) {
     const bytes = file.strip();
     const held = input.byteLength + bytes.byteLength;
-    return { bytes, format: header.format, ...displayedSize(header, header.orientation), peakBytes: held, plannedPeakBytes: held };
+    const release = options.admit ? await options.admit(held) : () => {};
+    try {
+      const sink = target.open(header.format, bytes.byteLength);
+      sink.writeOwned(bytes);
+      await sink.drain();
+      return { size: bytes.byteLength, format: header.format, ...displayedSize(header, header.orientation), peakBytes: held, plannedPeakBytes: held };
+    } finally {
+      release();
+    }
   }
 
-  const plan = planProcessing({ file, outputFormat, operation, limits });
+  const plan = planProcessing({ file, outputFormat, operation, limits, resultHeldBytes: target.heldBytes });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
   const plannedPeakBytes = peakBytes(memoryPlan(plan));
   const release = options.admit ? await options.admit(plannedPeakBytes) : () => {};
@@ -52,18 +72,19 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
     const profile = await readColourProfile(header.colour);
     const meter = new MemoryMeter(input.byteLength);
     const stages = options.profile ? new StageProfile() : null;
-    const bytes = await meter.run(
+    const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)));
+    await meter.run(
       async () => {
         const cut = plan.smart ? await findSmartCut(plan, profile, meter) : plan.cut;
         const source = await decodeAndTransform({ ...plan, cut }, profile, meter, stages);
-        const encoding = () => encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode)));
+        const encoding = () => encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
         return stages ? stages.encode(encoding) : encoding();
       },
       options.share,
       stages,
     );
-    meter.sample(bytes.byteLength);
-    return { bytes, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
+    meter.sample(sink.peakHeldBytes);
+    return { size: sink.length, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
   } finally {
     release();
   }
@@ -127,16 +148,15 @@ export async function decode(file: ImageFile, options: ProcessingPlan['decode'],
 }
 
 /** What the encoder makes of the rows; decoding errors that surface while rows are read stay decoding errors. */
-async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Array> {
-  const { encoder, label, resultBound } = FORMATS[plan.outputFormat];
+async function encode(plan: ProcessingPlan, source: RowSource, sink: ResultSink): Promise<void> {
+  const { encoder, label } = FORMATS[plan.outputFormat];
   const options = {
     quality: plan.quality,
     orientation: plan.orientInEncoder ? plan.orientation : 1,
-    maxBytes: resultBound(encodeFacts(plan)),
     lowMemory: plan.lowMemory,
   };
   try {
-    return await encoder.encode(source, options);
+    await encoder.encode(source, options, sink);
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw new AppError('CONVERSION_FAILED', `Encoding the result as ${label} failed.`, error);
@@ -146,6 +166,7 @@ async function encode(plan: ProcessingPlan, source: RowSource): Promise<Uint8Arr
 }
 
 interface PlanInput {
+  resultHeldBytes: ProcessingPlan['resultHeldBytes'];
   file: ImageFile;
   outputFormat: ImageFormat;
   operation: Operation;
@@ -154,7 +175,7 @@ interface PlanInput {
 
 /** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target, cut and padding. */
 function planProcessing(facts: PlanInput): ProcessingPlan {
-  const { file, outputFormat, operation, limits } = facts;
+  const { file, outputFormat, operation, limits, resultHeldBytes } = facts;
   const { header } = file;
   const { orientation } = header;
   const stored = { width: header.width, height: header.height };
@@ -196,6 +217,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     output,
     quality: operation.quality,
     lowMemory: false,
+    resultHeldBytes,
   };
   return fitResultToBudget({ ...plan, lowMemory: chooseLowMemory(plan, limits.memoryBudgetBytes) }, limits.memoryBudgetBytes);
 }

@@ -48,6 +48,8 @@ export interface ProcessingPlan {
   lowMemory: boolean;
   /** Most bytes the result may have where less than its format's bound (fitResultToBudget). */
   maxResultBytes?: number;
+  /** What the result's sink holds for a file of at most `fileBytes` written in bursts of `burstBytes` (ResultTarget.heldBytes). */
+  resultHeldBytes: (fileBytes: number, burstBytes: number) => number;
 }
 
 /** libjpeg's scaled size: ceil(side / shrink). */
@@ -71,7 +73,10 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const { decoded, resize, output, alpha, grey } = plan;
   const carriesAlpha = alpha && !plan.flatten;
   const decoder = plan.file.decodeCost({ inputBytes: plan.inputBytes, stored: plan.stored, decode: plan.decode, decoded });
-  const encoder = FORMATS[plan.outputFormat].encodeCost(encodeFacts(plan));
+  const format = FORMATS[plan.outputFormat];
+  const facts = encodeFacts(plan);
+  const cost = format.encodeCost(facts);
+  const encoder = { streaming: cost.streaming + plan.resultHeldBytes(format.resultBound(facts), cost.burstBytes) };
   const beforeOrientation = resize ?? decoded;
   let stages = 0;
   if (plan.decode.region) stages += band(decoded.width);

@@ -1,4 +1,7 @@
 import { AppError } from '../errors';
+import type { RowEncoder, RowSource, EncodeOptions } from './stages/rows';
+import type { ResultSink, ResultTarget } from './result-sink';
+import type { ImageFormat } from './types';
 
 /** ES2024 resizable ArrayBuffer (the project's TypeScript lib predates its types). */
 interface ResizableArrayBuffer extends ArrayBuffer {
@@ -9,43 +12,89 @@ const Resizable = ArrayBuffer as unknown as new (byteLength: number, options: { 
 
 const GROWTH_BYTES = 1 << 20;
 
+export function resultTooLarge(maxBytes: number, needed: number): AppError {
+  return new AppError(
+    'FILE_TOO_LARGE',
+    `The result would be larger than ${Math.floor(maxBytes / 2 ** 20)} MB, more than a Worker can hold for it; ask for a smaller size or a lower quality.`,
+    { maxBytes, needed },
+  );
+}
+
 /**
- * An encoder's output as it is written: one ArrayBuffer that grows in place up to a cap, so a
- * finished file is held once (never as chunks beside their joined copy). The cap is the bound the
- * memory plan counted for the result; writing past it is refused, so a run never holds more than
- * was predicted for it.
+ * An encoder's output held in memory: one ArrayBuffer that grows in place (a megabyte at a time)
+ * up to a cap, so a finished file is held once (never as chunks beside their joined copy). The cap
+ * is the bound the memory plan counted for the result; writing past it is refused, so a run never
+ * holds more than was predicted for it.
  */
-export class ResultBuffer {
-  private readonly buffer: ResizableArrayBuffer;
+export class ResultBuffer implements ResultSink {
+  private buffer: ResizableArrayBuffer | null = null;
+  private owned: Uint8Array | null = null;
   private used = 0;
 
-  constructor(readonly maxBytes: number) {
-    this.buffer = new Resizable(Math.min(maxBytes, GROWTH_BYTES), { maxByteLength: maxBytes });
-  }
+  constructor(readonly maxBytes: number) {}
 
   get length(): number {
     return this.used;
   }
 
-  append(chunk: Uint8Array): void {
+  get heldBytes(): number {
+    return this.owned?.byteLength ?? this.buffer?.byteLength ?? 0;
+  }
+
+  /** It only grows. */
+  get peakHeldBytes(): number {
+    return this.heldBytes;
+  }
+
+  write(chunk: Uint8Array): void {
     const end = this.used + chunk.byteLength;
-    if (end > this.buffer.byteLength) {
-      if (end > this.maxBytes) {
-        throw new AppError(
-          'FILE_TOO_LARGE',
-          `The result would be larger than ${Math.floor(this.maxBytes / 2 ** 20)} MB, more than a Worker can hold for it; ask for a smaller size or a lower quality.`,
-          { maxBytes: this.maxBytes, needed: end },
-        );
-      }
-      // Grown in place (no copy) a megabyte at a time, so it never holds much more than it was given.
-      this.buffer.resize(Math.min(this.maxBytes, Math.max(end, this.buffer.byteLength + GROWTH_BYTES)));
-    }
+    if (end > this.maxBytes) throw resultTooLarge(this.maxBytes, end);
+    if (this.owned) this.adoptCopy();
+    this.buffer ??= new Resizable(Math.min(this.maxBytes, Math.max(end, GROWTH_BYTES)), { maxByteLength: this.maxBytes });
+    if (end > this.buffer.byteLength) this.buffer.resize(Math.min(this.maxBytes, Math.max(end, this.buffer.byteLength + GROWTH_BYTES)));
     new Uint8Array(this.buffer, this.used, chunk.byteLength).set(chunk);
     this.used = end;
   }
 
+  writeOwned(bytes: Uint8Array): void {
+    if (this.used > 0) return this.write(bytes);
+    if (bytes.byteLength > this.maxBytes) throw resultTooLarge(this.maxBytes, bytes.byteLength);
+    this.owned = bytes;
+    this.used = bytes.byteLength;
+  }
+
+  async drain(): Promise<void> {}
+
   /** The bytes written so far, without copying. */
   bytes(): Uint8Array {
-    return new Uint8Array(this.buffer, 0, this.used);
+    if (this.owned) return this.owned;
+    return this.buffer ? new Uint8Array(this.buffer, 0, this.used) : new Uint8Array(0);
   }
+
+  private adoptCopy(): void {
+    const owned = this.owned!;
+    this.owned = null;
+    this.used = 0;
+    this.write(owned);
+  }
+}
+
+/** Results kept in memory: the sink holds the whole file. */
+export function memoryTarget(): ResultTarget & { buffer: () => ResultBuffer | null } {
+  let buffer: ResultBuffer | null = null;
+  return {
+    heldBytes: (fileBytes) => fileBytes,
+    open(_format: ImageFormat, maxBytes: number) {
+      buffer = new ResultBuffer(maxBytes);
+      return buffer;
+    },
+    buffer: () => buffer,
+  };
+}
+
+/** What most callers outside the service want of an encoder: the file's bytes (at most `maxBytes`). */
+export async function encodeToBytes(encoder: RowEncoder, source: RowSource, options: EncodeOptions, maxBytes = 512 * 2 ** 20): Promise<Uint8Array> {
+  const sink = new ResultBuffer(maxBytes);
+  await encoder.encode(source, options, sink);
+  return sink.bytes();
 }

@@ -3,8 +3,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { endTime, setMetric, startTime } from 'hono/timing';
 import type { AppEnv } from '../env';
 import type { Operation } from '../image/operations';
-import { processImage } from '../image/pipeline';
-import { MemoryAdmission } from '../admission';
+import { processImageInto } from '../image/pipeline';
+import type { ResultTarget } from '../image/result-sink';
+import { admissionFor } from '../admission';
 import { cpuShare } from '../admission/cpu-share';
 import { every } from 'hono/combine';
 import { csrf } from 'hono/csrf';
@@ -16,6 +17,7 @@ import { idempotency } from '../middleware/idempotency';
 import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
 import { timedStep } from '../middleware/step-timing';
+import { uploadAdmission } from '../middleware/upload-admission';
 import { uploadForm } from '../middleware/upload-form';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
 import { MEGABYTE } from '../plans';
@@ -62,7 +64,7 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     hide,
     security,
     parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
-    // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough.
+    // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough, is there memory to read it.
     middleware: [
       timedStep('auth', every(...auth)),
       quotaHeadersOnAnswer,
@@ -71,6 +73,7 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
       timedStep('quota', dailyQuota),
       uploadLimit,
       formContentType,
+      timedStep('admission', uploadAdmission),
       timedStep('form', uploadForm),
     ],
     request: { body: { required: true, content: { 'multipart/form-data': { schema: form } } } },
@@ -84,9 +87,6 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     },
   });
 }
-
-/** One per isolate: pipeline runs share its memory (src/admission). */
-let admission: MemoryAdmission | null = null;
 
 /**
  * The upload's bytes and name, with every reference to the parsed form dropped (the validated
@@ -111,46 +111,37 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   if (size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
 
   const pixelLimits = settings.pixelLimits[plan];
-  admission ??= new MemoryAdmission(() => pixelLimits.memoryBudgetBytes);
-  const memory = admission;
-  // Until it is copied, the parsed upload is held twice over.
-  const releaseUpload = memory.hold(2 * size);
-  let upload;
+  const memory = admissionFor(() => pixelLimits.memoryBudgetBytes);
+  // Counted from Content-Length before the body was read (middleware/upload-admission); once the
+  // form is dropped only the pipeline's copy is left, and the run takes that count over.
+  const hold = c.get('uploadHold')!;
   startTime(c, 'upload');
-  try {
-    upload = await takeUpload(c);
-  } finally {
-    releaseUpload();
-    endTime(c, 'upload');
-  }
-  const share = cpuShare.run();
-  startTime(c, 'pipeline');
-  const image = await processImage(upload.bytes, operation, pixelLimits, {
-    admit: async (peakBytes) => {
-      const admitted = cpuShare.waitForMemory();
-      try {
-        return await memory.admit(peakBytes, c.get('clientSignal'));
-      } finally {
-        admitted();
-      }
-    },
-    share,
-    profile: settings.diagnosticHeaders,
-  }).finally(() => {
-    share.end();
-    endTime(c, 'pipeline');
-  });
-  for (const [stage, ms] of Object.entries(image.stagesMs ?? {})) setMetric(c, `pipeline.${stage}`, ms);
-  // The result is in memory until it is stored.
-  const releaseResult = memory.hold(image.bytes.byteLength);
-  c.get('facts').pipelinePeakBytes = image.peakBytes;
+  const upload = await takeUpload(c).finally(() => endTime(c, 'upload'));
+  hold.shrinkTo(upload.bytes.byteLength);
   const now = c.get('clock')();
-  startTime(c, 'store');
-  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, image, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }).finally(() => {
-    releaseResult();
-    endTime(c, 'store');
-  });
-  const { row } = saved;
+  const run = (target: ResultTarget) => {
+    const share = cpuShare.run();
+    return processImageInto(upload.bytes, operation, pixelLimits, target, {
+      admit: async (peakBytes) => {
+        const admitted = cpuShare.waitForMemory();
+        try {
+          return await memory.admit(peakBytes, c.get('clientSignal'), hold);
+        } finally {
+          admitted();
+        }
+      },
+      share,
+      profile: settings.diagnosticHeaders,
+    }).finally(share.end);
+  };
+  // What the upload still holds (its last part) is counted until it is stored.
+  startTime(c, 'pipeline', 'the run, with the result streamed to R2 as it is encoded');
+  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }, run, (bytes) => memory.hold(bytes)).finally(() =>
+    endTime(c, 'pipeline'),
+  );
+  const { row, image } = saved;
+  for (const [stage, ms] of Object.entries(image.stagesMs ?? {})) setMetric(c, `pipeline.${stage}`, ms);
+  c.get('facts').pipelinePeakBytes = image.peakBytes;
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));

@@ -52,6 +52,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_REUSED:
     'This Idempotency-Key was already used for a different request (another operation, file or parameters). Use a new key for a new request.',
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being processed. Retry in a moment to get its result.',
+  SERVER_BUSY: 'The server is busy with other large images and could not start this one within 30 seconds. Retry in a few seconds.',
 };
 
 type Codes = readonly [ErrorCode, ...ErrorCode[]];
@@ -66,6 +67,7 @@ const FAILURES_BY_STATUS = {
   422: { name: 'UnprocessableFailure', codes: ['INVALID_PARAMETERS', 'UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE', 'IDEMPOTENCY_KEY_REUSED'] },
   429: { name: 'TooManyRequestsFailure', codes: ['DAILY_LIMIT_REACHED', 'RATE_LIMIT_EXCEEDED'] },
   500: { name: 'ServerFailure', codes: ['CONVERSION_FAILED'] },
+  503: { name: 'BusyFailure', codes: ['SERVER_BUSY'] },
 } as const satisfies Record<number, { name: string; codes: Codes }>;
 
 type FailureStatus = keyof typeof FAILURES_BY_STATUS;
@@ -120,6 +122,7 @@ export const processingFailures = {
     ['Retry-After', ...QUOTA],
   ),
   500: serverFailure,
+  503: failure(503, 'SERVER_BUSY: the isolate\'s memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After.', ['SERVER_BUSY'], ['Retry-After']),
 } as const;
 
 export const downloadFailures = {

@@ -20,6 +20,7 @@ import { encodeWholeAvif } from '../support/avif-whole-encode.ts';
 import { readAvifStructure } from '../support/avif-structure.ts';
 import { BROWSER_SKIP, assertChromium, launchBrowser } from './browser.ts';
 import { frameSource } from '../support/row-sources';
+import { encodeToBytes } from '../../src/image/result-buffer';
 
 const PHOTO = path.resolve(PROJECT_ROOT, '../shared/corpus/photos/photo-12mp.jpg');
 
@@ -77,7 +78,7 @@ describe.skipIf(BROWSER_SKIP)('grid AVIF in Chromium', () => {
   /** Encodes `pixels` (RGBA) with the service's AVIF encoder; serves it and the source as a PNG. */
   async function encodeAndServe(name: string, pixels: Buffer, width: number, height: number, alpha: boolean) {
     const source = { data: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.length), width, height };
-    const avif = await avifEncoder.encode(frameSource({ ...source, data: source.data.slice() }, { alpha }), { quality: 80, orientation: 1 });
+    const avif = await encodeToBytes(avifEncoder, frameSource({ ...source, data: source.data.slice() }, { alpha }), { quality: 80, orientation: 1 });
     const png = await sharp(pixels, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer();
     return { source, avif, avifUrl: serve(`${name}.avif`, 'image/avif', avif), pngUrl: serve(`${name}.png`, 'image/png', png) };
   }

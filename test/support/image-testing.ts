@@ -11,6 +11,7 @@ import { FORMATS } from '../../src/image/formats/index';
 
 import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../../src/image/types';
 import { collectFrame, frameSource } from './row-sources';
+import { encodeToBytes } from '../../src/image/result-buffer';
 
 const cache = new Map<string, Promise<Uint8Array>>();
 
@@ -178,7 +179,7 @@ export function encodeWith(format: ImageFormat, image: RgbaImage, quality = 90):
   const data = image.data instanceof Uint8Array ? image.data : new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength);
   let alpha = false;
   for (let i = 3; i < data.length && !alpha; i += 4) alpha = data[i] !== 255;
-  return FORMATS[format].encoder.encode(frameSource({ ...image, data: data.slice() }, { alpha }), { quality, orientation: 1 });
+  return encodeToBytes(FORMATS[format].encoder, frameSource({ ...image, data: data.slice() }, { alpha }), { quality, orientation: 1 });
 }
 
 export const decodeJpeg = (bytes: Uint8Array): Promise<RgbaImage> => decodeRgba('jpeg', bytes);

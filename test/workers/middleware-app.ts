@@ -1,5 +1,6 @@
 import { createExecutionContext, env } from 'cloudflare:test';
 import { Hono, type MiddlewareHandler } from 'hono';
+import { readSettings } from '../../src/config';
 import type { AppEnv } from '../../src/env';
 import { handleError } from '../../src/http/error-handler';
 import { apiKeyAuth } from '../../src/middleware/api-key-auth';
@@ -13,6 +14,7 @@ export function appWith(middleware: MiddlewareHandler<AppEnv>[], handler: (c: an
       c.set('clock', clock);
       c.set('facts', {});
       c.set('clientSignal', c.req.raw.signal);
+      c.set('settings', readSettings(c.env));
       await next();
     },
     apiKeyAuth,

@@ -9,6 +9,7 @@ import { avifEncoderWith } from '../formats/avif/encode';
 import { encodeWebp } from '../formats/webp/encode';
 import { WasmLedger } from './wasm-memory';
 import { openDecode } from '../../../test/support/formats';
+import { encodeToBytes } from '../result-buffer';
 
 /*
  * Long calls inside the codecs (a WebP encode, the scans of a progressive JPEG, an AV1 frame) reach
@@ -67,7 +68,7 @@ describe('yield points inside codec calls', () => {
   it('an AVIF result of 3 MP yields between its tiles, and its grid yields while dav1d decodes the tiles', async () => {
     let avif: Uint8Array = new Uint8Array(0);
     const encodeYields = await yieldsDuring(async () => {
-      avif = await avifEncoderWith({}).encode(frameSource(image, { alpha: false }), { quality: 60, orientation: 1 });
+      avif = await encodeToBytes(avifEncoderWith({}), frameSource(image, { alpha: false }), { quality: 60, orientation: 1 });
     });
     expect(encodeYields).toBeGreaterThanOrEqual(12); // 12 tiles of 504 px (500 x 375 here), each ~70 ms of work
     const decodeYields = await yieldsDuring(async () => void (await readBands(await openDecode(avif, { shrink: 1, region: null }))));

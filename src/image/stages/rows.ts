@@ -1,4 +1,5 @@
 import type { Region } from '../operations';
+import type { ResultSink } from '../result-sink';
 import type { RgbaImage } from '../types';
 
 /*
@@ -61,11 +62,6 @@ export interface EncodeOptions {
   /** 1..100; lossless encoders ignore it. */
   quality: number;
   /**
-   * Most bytes the file may have: the bound the memory plan counted (a ResultBuffer enforces it).
-   * Unset: the encoder's own bound for the size and quality.
-   */
-  maxBytes?: number;
-  /**
    * The plan asks for the encoder's low-memory mode where it has one (JPEG: libjpeg's standard
    * Huffman tables instead of a whole-image coefficient buffer). Unset: the encoder decides.
    */
@@ -81,8 +77,11 @@ export interface EncodeOptions {
 export interface RowEncoder {
   /** True when the encoder holds its whole picture anyway and can write bands anywhere in it (WebP). */
   readonly placesOrientation: boolean;
-  /** Reads `source` to its end and returns the file; closes the source. */
-  encode(source: RowSource, options: EncodeOptions): Promise<Uint8Array>;
+  /**
+   * Reads `source` to its end and writes the file into `sink` as it is made, waiting for the sink
+   * (`drain`) between bands; closes the source.
+   */
+  encode(source: RowSource, options: EncodeOptions, sink: ResultSink): Promise<void>;
 }
 
 /** A stage that changes bands in place starts from this: everything as its source, then overrides. */

@@ -5,6 +5,8 @@ import type { AppEnv } from '../../env';
 import { AppError, invalidParameter } from '../../errors';
 import { toHex } from '../../hex';
 import { formContentType } from '../form-content-type';
+import { uploadAdmission } from '../upload-admission';
+import { parseUploadForm } from '../upload-form';
 import { uploadLimit } from '../upload-limit';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -23,19 +25,14 @@ async function sha256OfStream(stream: ReadableStream<Uint8Array>): Promise<strin
 
 /**
  * What makes two calls "the same request": the operation, every text field and the file's name
- * and bytes. Not the raw body: a retrying client may choose another multipart boundary.
+ * and bytes. Not the raw body: a retrying client may choose another multipart boundary. The form
+ * is the platform's parse of the body stream, the one the validator then reads (upload-form), and
+ * the file is hashed as a stream (DigestStream), so the upload is held once, as without a key.
  */
 async function fingerprint(c: Context<AppEnv>): Promise<string | null> {
   const contentType = c.req.header('Content-Type') ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) return null;
-  let form: FormData;
-  try {
-    form = await new Response(await c.req.arrayBuffer(), { headers: { 'Content-Type': contentType } }).formData();
-  } catch {
-    return null; // the validator refuses it with its own words
-  }
-  // The validator reads the form from here instead of parsing the body again.
-  c.req.bodyCache.formData = form;
+  const form = await parseUploadForm(c);
   const parts: string[][] = [];
   for (const [name, value] of form) {
     parts.push(typeof value === 'string' ? [name, 'text', value] : [name, 'file', value.name, String(value.size), await sha256OfStream(value.stream())]);
@@ -106,6 +103,8 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   if (key === undefined) return next();
   if (!KEY_SHAPE.test(key)) throw invalidParameter(IDEMPOTENCY_HEADER, 'must be 1 to 255 visible ASCII characters, such as a UUID');
   await uploadLimit(c, async () => {
-    await formContentType(c, () => runUnderClaim(c, next, key));
+    await formContentType(c, async () => {
+      await uploadAdmission(c, () => runUnderClaim(c, next, key));
+    });
   });
 });

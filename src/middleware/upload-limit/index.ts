@@ -5,7 +5,7 @@ import { AppError } from '../../errors';
 import { groupedDigits, MEGABYTE } from '../../plans';
 
 // Room for the multipart boundaries and the small text fields around the file.
-const FORM_OVERHEAD_BYTES = 64 * 1024;
+export const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 export function fileTooLarge(maxFileSizeMb: number): AppError {
   return new AppError('FILE_TOO_LARGE', `The file is larger than the ${maxFileSizeMb} MB (${groupedDigits(maxFileSizeMb * MEGABYTE)} bytes) your plan allows.`);

@@ -14,6 +14,7 @@ import { avifEncodedBytes, avifEncoderBufferBytes, avifEncoderWasmBytes } from '
 import { primaryAv1 } from './encode-tile';
 import { readDimensions } from '../../../../test/support/formats';
 import { frameSource } from '../../../../test/support/row-sources';
+import { encodeToBytes } from '../../result-buffer';
 
 const Q80 = { quality: 80, orientation: 1 };
 const MiB = 2 ** 20;
@@ -40,7 +41,7 @@ describe('AVIF grid encoder, the 12 MP photo at q80', () => {
   beforeAll(async () => {
     source = await decodeJpeg(await corpus('photos/photo-12mp.jpg'));
     takeCodecMemoryBytes();
-    avif = await avifEncoder.encode(frameSource(source, { alpha: false }), Q80);
+    avif = await encodeToBytes(avifEncoder, frameSource(source, { alpha: false }), Q80);
     encoderMemory = takeCodecMemoryBytes();
   }, 120_000);
 
@@ -83,7 +84,7 @@ describe('AVIF grid encoder', () => {
 
   it("writes a result no larger than one tile as one av01 item holding today's AV1 data", async () => {
     const image = region(photo, 300, 200, 400, 300);
-    const avif = await avifEncoder.encode(frameSource(image, { alpha: false }), Q80);
+    const avif = await encodeToBytes(avifEncoder, frameSource(image, { alpha: false }), Q80);
     const today = await encodeWholeAvif(image, 80);
 
     const file = readAvifStructure(avif);
@@ -98,7 +99,7 @@ describe('AVIF grid encoder', () => {
 
   it('pads odd sizes: a 301 x 203 grid is cropped back by clap and matches the source up to its last row and column (measured 39.7, 40.0, 40.2 dB)', async () => {
     const image = region(photo, 100, 100, 301, 203);
-    const avif = await avifEncoderWith({ maxTileSide: 128 }).encode(frameSource(image, { alpha: false }), Q80);
+    const avif = await encodeToBytes(avifEncoderWith({ maxTileSide: 128 }), frameSource(image, { alpha: false }), Q80);
 
     const file = readAvifStructure(avif);
     const grid = file.items.get(file.primaryId)!;
@@ -122,7 +123,7 @@ describe('AVIF grid encoder', () => {
 
   it('pads a side under 64 px to a 64 px tile column and crops it back', async () => {
     const image = region(photo, 500, 0, 40, 700);
-    const avif = await avifEncoderWith({ maxTileSide: 128 }).encode(frameSource(image, { alpha: false }), Q80);
+    const avif = await encodeToBytes(avifEncoderWith({ maxTileSide: 128 }), frameSource(image, { alpha: false }), Q80);
     const file = readAvifStructure(avif);
     const grid = file.items.get(file.primaryId)!;
     expect(readImageGrid(grid.data)).toEqual({ rows: 6, columns: 1, outputWidth: 64, outputHeight: 700 });
@@ -134,7 +135,7 @@ describe('AVIF grid encoder', () => {
 
   it('keeps alpha as a grid of alpha tiles, the opaque tiles included (measured 41.7 dB, alpha within 8)', async () => {
     const image = withAlpha(region(photo, 0, 0, 320, 200), (x, y) => (x < 112 ? 255 : x > 240 && y > 60 && y < 140 ? 0 : (x + y) % 256));
-    const avif = await avifEncoderWith({ maxTileSide: 128 }).encode(frameSource(image, { alpha: true }), Q80);
+    const avif = await encodeToBytes(avifEncoderWith({ maxTileSide: 128 }), frameSource(image, { alpha: true }), Q80);
 
     const file = readAvifStructure(avif);
     const alphaId = file.references.find(([type]) => type === 'auxl')![1];
@@ -156,7 +157,7 @@ describe('AVIF grid encoder', () => {
 
   it('drops alpha when a source that may have it is opaque everywhere', async () => {
     const image = region(photo, 0, 0, 320, 200);
-    const avif = await avifEncoderWith({ maxTileSide: 128 }).encode(frameSource(image, { alpha: true }), Q80);
+    const avif = await encodeToBytes(avifEncoderWith({ maxTileSide: 128 }), frameSource(image, { alpha: true }), Q80);
     const file = readAvifStructure(avif);
     expect(file.references.map(([type]) => type)).toEqual(['dimg']);
     expect(file.items.size).toBe(1 + 6);
@@ -166,13 +167,13 @@ describe('AVIF grid encoder', () => {
     const image = region(photo, 0, 0, 300, 260);
     const encoder = avifEncoderWith({ maxTileSide: 128 });
     const files = [];
-    for (const bandRows of [1, 7, 16, 300]) files.push(await encoder.encode(frameSource(image, { alpha: false }, () => {}, bandRows), Q80));
+    for (const bandRows of [1, 7, 16, 300]) files.push(await encodeToBytes(encoder, frameSource(image, { alpha: false }, () => {}, bandRows), Q80));
     for (const file of files.slice(1)) expect(sameBytes(file, files[0])).toBe(true);
   });
 
   it('writes the boxes HEIF, MIAF and AVIF ask for', async () => {
     const image = withAlpha(region(photo, 0, 0, 320, 200), (x) => (x < 200 ? 255 : 100));
-    const avif = await avifEncoderWith({ maxTileSide: 128 }).encode(frameSource(image, { alpha: true }), Q80);
+    const avif = await encodeToBytes(avifEncoderWith({ maxTileSide: 128 }), frameSource(image, { alpha: true }), Q80);
     const file: AvifStructure = readAvifStructure(avif);
 
     expect(file.topLevel).toEqual(['ftyp', 'meta', 'mdat']);
@@ -211,13 +212,13 @@ describe('AVIF grid encoder', () => {
       },
       close: () => closed++,
     };
-    await expect(avifEncoder.encode(source, Q80)).rejects.toBe(damage);
+    await expect(encodeToBytes(avifEncoder, source, Q80)).rejects.toBe(damage);
     expect(closed).toBe(1);
   });
 
   it('refuses an orientation still to apply (it writes rows where they come), with CONVERSION_FAILED', async () => {
     const source = frameSource(region(photo, 0, 0, 100, 100), { alpha: false });
-    await expect(avifEncoder.encode(source, { quality: 80, orientation: 6 })).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
+    await expect(encodeToBytes(avifEncoder, source, { quality: 80, orientation: 6 })).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
     expect(avifEncoder.placesOrientation).toBe(false);
   });
 
@@ -225,7 +226,7 @@ describe('AVIF grid encoder', () => {
     const image = region(photo, 0, 0, 300, 300);
     const short = frameSource({ ...image, data: image.data.subarray(0, 300 * 200 * 4), height: 200 }, { alpha: false });
     const source: RowSource = { ...short, width: 300, height: 300 };
-    await expect(avifEncoder.encode(source, Q80)).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
+    await expect(encodeToBytes(avifEncoder, source, Q80)).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
   });
 });
 
@@ -253,7 +254,7 @@ describe('AVIF encoder memory plan (encode-memory.ts)', () => {
     [8000, 32, false, 80],
   ])('holds no more than planned for %i x %i white noise (alpha: %s) at quality %i', async (width, height, alpha, quality) => {
     takeCodecMemoryBytes();
-    const avif = await avifEncoder.encode(frameSource(noise(width, height, alpha), { alpha }), { quality, orientation: 1 });
+    const avif = await encodeToBytes(avifEncoder, frameSource(noise(width, height, alpha), { alpha }), { quality, orientation: 1 });
     expect(takeCodecMemoryBytes()).toBeLessThanOrEqual(avifEncoderWasmBytes(width, height));
     expect(avif.length).toBeLessThanOrEqual(avifEncodedBytes(width, height, alpha, quality));
     expect(avif.length).toBeGreaterThan(avifEncodedBytes(width, height, alpha, quality) * 0.6);

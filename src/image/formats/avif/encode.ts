@@ -1,4 +1,5 @@
 import { AppError } from '../../../errors';
+import type { ResultSink } from '../../result-sink';
 import { copyPixels, doWork } from '../../run-context';
 import type { RowEncoder, RowSource } from '../../stages/rows';
 import { AVIF_MAX_TILE_SIDE, planAvifLayout, type AvifLayout } from './encode-layout';
@@ -20,10 +21,10 @@ export const avifEncoder: RowEncoder = avifEncoderWith({});
 export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileSide?: number }): RowEncoder {
   return {
     placesOrientation: false,
-    async encode(source, { quality, orientation }) {
+    async encode(source, { quality, orientation }, sink) {
       try {
         if (orientation !== 1) throw new Error(`orientation ${orientation} reached an encoder that writes rows as they come`);
-        return await encodeAvif(source, quality, planAvifLayout(source.width, source.height, maxTileSide));
+        await encodeAvif(source, quality, planAvifLayout(source.width, source.height, maxTileSide), sink);
       } catch (error) {
         if (error instanceof AppError) throw error;
         throw new AppError('CONVERSION_FAILED', 'Encoding the result as AVIF failed.', error);
@@ -34,7 +35,7 @@ export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileS
   };
 }
 
-async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout): Promise<Uint8Array> {
+async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout, output: ResultSink): Promise<void> {
   const { width, height } = source;
   const encoder = await openTileEncoder({ quality, speed: avifSpeedFor(width * height) });
   try {
@@ -48,7 +49,7 @@ async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout
     }
     if (!rows.finished) throw new Error(`the source ended after ${rows.received} of ${height} rows`);
     const { color, alpha } = tiles.finish();
-    return writeAvif({ width, height, ...layout, color, alpha });
+    await writeAvif({ width, height, ...layout, color, alpha }, output);
   } finally {
     encoder.release();
   }

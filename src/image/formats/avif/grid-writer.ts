@@ -1,4 +1,5 @@
 import { concat } from '../../bytes';
+import type { ResultSink } from '../../result-sink';
 
 /**
  * Writes an AVIF file (AVIF v1.1 over HEIF ISO/IEC 23008-12 and MIAF ISO/IEC 23000-22) around AV1
@@ -50,28 +51,22 @@ interface ItemPlan {
   alphaTileIds: number[];
 }
 
-export function writeAvif(picture: AvifPicture): Uint8Array {
+/** Writes the file into `output` front to back, the boxes and then one tile at a time, draining between. */
+export async function writeAvif(picture: AvifPicture, output: ResultSink): Promise<void> {
   checkPicture(picture);
   const plan = planItems(picture);
   const ftyp = fileType(picture);
   // iloc offsets are fixed-width fields, so meta's size does not depend on where mdat starts.
   const metaSize = meta(picture, plan, 0).length;
   const mdatBody = ftyp.length + metaSize + 8;
-  const metaBox = meta(picture, plan, mdatBody);
   const payloads = [...picture.color.tiles, ...(picture.alpha?.tiles ?? [])];
   const mdatSize = 8 + payloads.reduce((sum, data) => sum + data.length, 0);
-  const file = new Uint8Array(ftyp.length + metaBox.length + mdatSize);
-  file.set(ftyp, 0);
-  file.set(metaBox, ftyp.length);
-  let at = ftyp.length + metaBox.length;
-  file.set(u32(mdatSize), at);
-  file.set(ascii('mdat'), at + 4);
-  at += 8;
+  output.write(concat([ftyp, meta(picture, plan, mdatBody), u32(mdatSize), ascii('mdat')]));
   for (const data of payloads) {
-    file.set(data, at);
-    at += data.length;
+    await output.drain();
+    output.write(data);
   }
-  return file;
+  await output.drain();
 }
 
 function checkPicture(picture: AvifPicture): void {

@@ -3,7 +3,7 @@ import { defineFormat } from '../format';
 import { AVIF_BAND_ROWS, openAvif } from './decode';
 import { avifEncoder } from './encode';
 import { readAvifHeader } from './header';
-import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, DAV1D_BASE_BYTES } from './memory';
+import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, avifWriteBurstBytes, DAV1D_BASE_BYTES } from './memory';
 import { stripAvif } from './strip';
 import { verifyAv1Sizes } from './verify';
 
@@ -34,7 +34,11 @@ export const avif = defineFormat({
     const bytes = DAV1D_BASE_BYTES + (wasmBytes + jsBytes - DAV1D_BASE_BYTES) * scale;
     return { open: bytes, streaming: bytes };
   },
-  encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality) }),
+  // The encoded tiles are kept until the end, where the container is written around them tile by tile.
+  encodeCost: ({ output, alpha, quality }) => ({
+    streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality),
+    burstBytes: avifWriteBurstBytes(output.width, output.height, alpha, quality),
+  }),
   resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
 });
 

@@ -157,16 +157,26 @@ const BYTES_PER_PIXEL = [
   { upToQuality: 100, color: 1.9, alpha: 1.35 }, // 1.85, with alpha 3.17
 ];
 
-/** The file's size at most for `quality` (1..100), with 64 KiB for the boxes of up to 24 x 24 tiles twice over. */
+/** The boxes before the image data: 64 KiB for up to 24 x 24 tiles twice over. */
+const AVIF_BOXES_BYTES = 64 * 1024;
+
+/** The file's size at most for `quality` (1..100), boxes included. */
 export function avifEncodedBytes(width: number, height: number, alpha: boolean, quality: number): number {
   const step = BYTES_PER_PIXEL.find((candidate) => quality <= candidate.upToQuality) ?? BYTES_PER_PIXEL[BYTES_PER_PIXEL.length - 1];
-  return Math.ceil(width * height * (step.color + (alpha ? step.alpha : 0))) + 64 * 1024;
+  return Math.ceil(width * height * (step.color + (alpha ? step.alpha : 0))) + AVIF_BOXES_BYTES;
 }
 
 /**
- * The most the encoder holds at once: its instance and buffers, and at the end the encoded tiles
- * beside the file they are copied into.
+ * The most the encoder holds at once besides its file: its instance and buffers, and the encoded
+ * tiles, kept until the container can be written around them.
  */
 export function avifEncoderPeakBytes(width: number, height: number, alpha: boolean, quality: number): number {
-  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + 2 * avifEncodedBytes(width, height, alpha, quality);
+  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + avifEncodedBytes(width, height, alpha, quality);
 }
+
+/** The file goes out a tile at a time after the boxes (grid-writer.ts): the largest of those pieces. */
+export function avifWriteBurstBytes(width: number, height: number, alpha: boolean, quality: number): number {
+  const { tileWidth, tileHeight } = planAvifLayout(width, height);
+  return avifEncodedBytes(Math.min(width, tileWidth), Math.min(height, tileHeight), alpha, quality) + AVIF_BOXES_BYTES;
+}
+

@@ -1,5 +1,6 @@
 import type { WasmInstance } from '../../codecs/codec';
 import { ResultBuffer } from '../../result-buffer';
+import type { ResultSink } from '../../result-sink';
 import { copyPixels } from '../../run-context';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
 import { cString, openLibjpeg, outOfMemory, statusError, type Libjpeg } from './libjpeg';
@@ -7,7 +8,7 @@ import { encoderLibjpegBytes, JPEG_BAND_ROWS, jpegResultBytes } from './memory';
 
 /**
  * JPEG encoding in bands on our build of libjpeg-turbo: bands go into the instance as they come and
- * the file comes out in chunks into the result buffer; with standard Huffman tables about 1 MB of
+ * the file comes out in chunks into the result sink; with standard Huffman tables about 1 MB of
  * WebAssembly memory whatever the size (memory.ts).
  */
 
@@ -36,13 +37,22 @@ export interface JpegEncodeStats {
  * memory the encode used.
  */
 export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, stats?: JpegEncodeStats): Promise<Uint8Array> {
+  const output = new ResultBuffer(options.maxBytes ?? jpegResultBytes(source.width * source.height, options.quality));
+  await writeJpeg(source, options, output, stats);
+  return output.bytes();
+}
+
+/**
+ * encodeJpeg into `output`: the file goes out band by band (standard tables), or all at the end
+ * (optimised tables, which need every coefficient first).
+ */
+export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, output: ResultSink, stats?: JpegEncodeStats): Promise<void> {
   const { width, height } = source;
-  const output = new ResultBuffer(options.maxBytes ?? jpegResultBytes(width * height, options.quality));
   let wasm: WasmInstance<Libjpeg> | null = null;
   let encoder = 0;
   try {
     if (source.model !== 'rgba') throw new Error(`jpeg: cannot encode ${source.model} bands`);
-    wasm = await openLibjpeg({ jpegWriteOutput: (chunk: Uint8Array) => output.append(chunk) });
+    wasm = await openLibjpeg({ jpegWriteOutput: (chunk: Uint8Array) => output.write(chunk) });
     const lib = wasm.instance;
     const components = source.grey ? 1 : 3;
     encoder = lib._encoder_create(encoderLibjpegBytes(width, height, components, options.optimizeHuffman));
@@ -60,10 +70,12 @@ export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, 
         check(lib._encoder_write(encoder, rows), 'write');
       }
       written += band.rows;
+      await output.drain();
     }
     if (written !== height) throw new Error(`jpeg: the source ended after ${written} of ${height} rows`);
     // With optimised tables, the whole image is entropy-coded here; other runs can go on meanwhile.
     check(await wasm.callYielding(lib._encoder_finish_entry(), encoder), 'finish');
+    await output.drain();
     if (stats) {
       stats.libjpegPeakBytes = lib._encoder_memory_peak(encoder);
       stats.wasmBytes = wasm.memory.buffer.byteLength;
@@ -73,7 +85,6 @@ export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, 
     if (encoder) wasm?.instance._encoder_destroy(encoder);
     wasm?.release();
   }
-  return output.bytes();
 }
 
 /**
@@ -86,13 +97,13 @@ export const JPEG_OPTIMIZE_MAX_PIXELS = 12_600_000;
 
 export const jpegEncoder: RowEncoder = {
   placesOrientation: false,
-  encode(source: RowSource, { quality, orientation, maxBytes, lowMemory }: EncodeOptions): Promise<Uint8Array> {
+  encode(source: RowSource, { quality, orientation, lowMemory }: EncodeOptions, sink: ResultSink): Promise<void> {
     if (orientation !== 1) {
       source.close();
       return Promise.reject(new Error(`jpeg: the encoder does not place orientation ${orientation}`));
     }
     const optimizeHuffman = lowMemory === undefined ? source.width * source.height <= JPEG_OPTIMIZE_MAX_PIXELS : !lowMemory;
-    return encodeJpeg(source, { quality, optimizeHuffman, maxBytes });
+    return writeJpeg(source, { quality, optimizeHuffman }, sink);
   },
 };
 

@@ -1,4 +1,5 @@
 import { startsWith } from '../../bytes';
+import { BAND_ROWS_MAX } from '../../stages/rows';
 import { defineFormat } from '../format';
 import { openJpegDecode, JPEG_SHRINK_FACTORS } from './decode';
 import { jpegEncoder } from './encode';
@@ -31,9 +32,11 @@ export const jpeg = defineFormat({
     return { open: streaming, streaming };
   },
   // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,
-  // 3 bytes a pixel; the low-memory mode writes libjpeg's standard tables from about 1 MiB.
+  // 3 bytes a pixel, and write the file at the end; the low-memory mode writes libjpeg's standard
+  // tables from about 1 MiB, a band's worth of file at a time.
   encodeCost: ({ output, quality, grey, lowMemory }) => ({
-    streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory) + jpegResultBytes(output.width * output.height, quality),
+    streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory),
+    burstBytes: jpegResultBytes(output.width * (lowMemory ? BAND_ROWS_MAX : output.height), quality),
   }),
   resultBound: ({ output, quality }) => jpegResultBytes(output.width * output.height, quality),
 });

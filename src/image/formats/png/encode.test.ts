@@ -9,6 +9,7 @@ import { DEFAULT_PNG_ENCODE, encodePng, pngEncoder, pngFileBound } from './encod
 import type { FilterStrategy } from './filter';
 import { IDAT_BYTES } from './png-file';
 import { frameSource } from '../../../../test/support/row-sources';
+import { encodeToBytes } from '../../result-buffer';
 
 /** Pixels of each kind the encoder tells apart: `grey` has R = G = B, `opaque` has alpha 255. */
 function pixels(width: number, height: number, kind: { grey: boolean; alpha: boolean }, seed = 1): RgbaImage {
@@ -40,7 +41,7 @@ describe('PNG encoder', () => {
     it(`writes colour type ${colourType} for ${grey ? 'grey' : 'colour'} ${alpha ? 'with alpha' : 'opaque'} bands, and the pixels come back exactly`, async () => {
       for (const [width, height] of [[1, 1], [97, 61], [1000, 3]]) {
         const image = pixels(width, height, { grey, alpha });
-        const png = await pngEncoder.encode(frameSource(image, { alpha, grey }), { quality: 80, orientation: 1 });
+        const png = await encodeToBytes(pngEncoder, frameSource(image, { alpha, grey }), { quality: 80, orientation: 1 });
         expect(colourTypeOf(png)).toBe(colourType);
         expect(png[8 + 8 + 8]).toBe(8); // bit depth
         const ours = await decodePng(png);

@@ -1,4 +1,6 @@
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
+import { ResultBuffer } from '../../result-buffer';
+import type { ResultSink } from '../../result-sink';
 import { Deflater } from './deflate';
 import { chooseFilter, filterRow, type FilterStrategy } from './filter';
 import { IDAT_BYTES, PngFileWriter } from './png-file';
@@ -29,9 +31,9 @@ export const DEFAULT_PNG_ENCODE: PngEncodeSettings = { filter: 'cheap-adaptive',
 
 export const pngEncoder: RowEncoder = {
   placesOrientation: false,
-  encode: (source: RowSource, options: EncodeOptions) => {
+  encode: (source: RowSource, options: EncodeOptions, sink: ResultSink) => {
     if (options.orientation !== 1) throw new Error(`png: orientation ${options.orientation} must be applied before encoding`);
-    return encodePng(source, { ...DEFAULT_PNG_ENCODE, maxBytes: options.maxBytes });
+    return writePng(source, DEFAULT_PNG_ENCODE, sink);
   },
 };
 
@@ -53,15 +55,23 @@ export function pngFileBound(width: number, height: number, channels: number, id
   return 8 + 25 + deflated + 12 * Math.ceil(deflated / idatBytes) + 12;
 }
 
+/** The file in memory (at most `settings.maxBytes`, else pngFileBound). */
 export async function encodePng(source: RowSource, settings: PngEncodeSettings = DEFAULT_PNG_ENCODE): Promise<Uint8Array> {
+  const bound = pngFileBound(source.width, source.height, CHANNELS[pngColourType(source)], settings.idatBytes);
+  const output = new ResultBuffer(Math.min(bound, settings.maxBytes ?? bound));
+  await writePng(source, settings, output);
+  return output.bytes();
+}
+
+/** encodePng into `output`, drained after every batch deflate takes. */
+export async function writePng(source: RowSource, settings: PngEncodeSettings, output: ResultSink): Promise<void> {
   let deflater: Deflater | null = null;
   try {
     if (source.model !== 'rgba') throw new Error(`png: cannot encode ${source.model} bands`);
     const { width, height } = source;
     const colourType = pngColourType(source);
     const channels = CHANNELS[colourType];
-    const bound = pngFileBound(width, height, channels, settings.idatBytes);
-    const file = new PngFileWriter(Math.min(bound, settings.maxBytes ?? bound), settings.idatBytes);
+    const file = new PngFileWriter(output, settings.idatBytes);
     file.writeHeader(width, height, colourType);
     deflater = new Deflater((bytes) => file.appendImageData(bytes));
 
@@ -78,6 +88,7 @@ export async function encodePng(source: RowSource, settings: PngEncodeSettings =
         const filter = chooseFilter(settings.filter, cur, prior, channels);
         if (used + 1 + rowBytes > batch.length) {
           await deflater.write(batch.subarray(0, used));
+          await output.drain();
           used = 0;
         }
         filterRow(filter, cur, prior, channels, batch, used);
@@ -88,7 +99,8 @@ export async function encodePng(source: RowSource, settings: PngEncodeSettings =
     if (y !== height) throw new Error(`png: the source gave ${y} of ${height} rows`);
     if (used > 0) await deflater.write(batch.subarray(0, used));
     await deflater.finish();
-    return file.finish();
+    file.finish();
+    await output.drain();
   } finally {
     deflater?.abort();
     source.close();

@@ -3,7 +3,7 @@ import { defineFormat, type EncodeFacts } from '../format';
 import { openPng } from './decode';
 import { pngEncoder, pngFileBound } from './encode';
 import { PNG_SIGNATURE, readPngHeader, verifyPngChunks } from './header';
-import { pngDecodeBytes, pngEncodeBytes, pngOutputChannels } from './memory';
+import { PNG_BURST_BYTES, pngDecodeBytes, pngEncodeBytes, pngOutputChannels } from './memory';
 import { stripPng } from './strip';
 
 export const png = defineFormat({
@@ -28,8 +28,12 @@ export const png = defineFormat({
     const bytes = pngDecodeBytes({ ...header, ...stored }, decode.region?.width ?? stored.width);
     return { open: bytes, streaming: bytes };
   },
-  // Rows, the runtime's deflate and the file (as large as the filtered rows at worst).
-  encodeCost: (facts) => ({ streaming: pngEncodeBytes(facts.output.width, facts.output.height, pngOutputChannels(facts.alpha, facts.grey), pngResultBound(facts)) }),
+  // Rows and the runtime's deflate; the file (as large as the filtered rows at worst) goes out as
+  // the deflater gives it, a batch and what the stream kept back at a time.
+  encodeCost: (facts) => ({
+    streaming: pngEncodeBytes(facts.output.width, facts.output.height, pngOutputChannels(facts.alpha, facts.grey)),
+    burstBytes: Math.min(pngResultBound(facts), PNG_BURST_BYTES),
+  }),
   resultBound: (facts) => pngResultBound(facts),
 });
 

@@ -48,12 +48,18 @@ export function pngOutputChannels(alpha: boolean, grey: boolean): number {
 }
 
 /**
- * All an encode holds besides its source: two packed rows, the 64 KiB batch and the stream's copy
- * of it, the 64 KiB read buffer and one IDAT chunk, the runtime's deflate, and the file, at most
- * `fileBytes` (`pngFileBound`, incompressible pixels, unless the plan gives it less).
+ * All an encode holds besides its source and its file: two packed rows, the 64 KiB batch and the
+ * stream's copy of it, the 64 KiB read buffer and one IDAT chunk, the runtime's deflate.
  */
-export function pngEncodeBytes(width: number, height: number, channels: number, fileBytes = pngFileBound(width, height, channels)): number {
+export function pngEncodeBytes(width: number, height: number, channels: number): number {
   const row = width * channels;
   const batch = Math.max(64 * KIB, 1 + row);
-  return 2 * row + 2 * batch + 64 * KIB + (12 + IDAT_BYTES) + DEFLATER_NATIVE_BYTES + fileBytes;
+  return 2 * row + 2 * batch + 64 * KIB + (12 + IDAT_BYTES) + DEFLATER_NATIVE_BYTES;
 }
+
+/**
+ * Most file bytes the encoder writes between two drains: what deflate gives out for one batch
+ * (at worst the batch, stored) plus what it had kept back (its window and pending output, below
+ * the native bytes it allocates), and at the end its final flush.
+ */
+export const PNG_BURST_BYTES = 2 * DEFLATER_NATIVE_BYTES;

@@ -1,32 +1,29 @@
-import { ResultBuffer } from '../../result-buffer';
+import type { ResultSink } from '../../result-sink';
 import { PNG_SIGNATURE } from './header';
 import { CRC_START, crcUpdate, crcValue } from './crc';
 
 /** Largest IDAT chunk written: 12 bytes of framing per 64 KiB is 0.02%; readers take any size. */
 export const IDAT_BYTES = 64 * 1024;
 /**
- * A PNG file written front to back into a ResultBuffer (one buffer that grows in place, capped at
- * `maxBytes`): the signature and IHDR, the compressed image data framed as IDAT chunks as it
- * arrives (each chunk assembled with its length and CRC in a scratch buffer, then appended), IEND.
- * The file is never held twice (no list of pieces joined at the end).
+ * A PNG file written front to back into a result sink: the signature and IHDR, the compressed
+ * image data framed as IDAT chunks as it arrives (each chunk assembled with its length and CRC in
+ * a scratch buffer, then written), IEND.
  */
 export class PngFileWriter {
-  private readonly output: ResultBuffer;
   /** One chunk being assembled: length, type, data, CRC. */
   private readonly scratch: Uint8Array;
   private idatUsed = 0;
 
   constructor(
-    maxBytes: number,
+    private readonly output: ResultSink,
     private readonly idatBytes = IDAT_BYTES,
   ) {
-    this.output = new ResultBuffer(maxBytes);
     this.scratch = new Uint8Array(12 + idatBytes);
   }
 
   /** Signature and IHDR for 8-bit samples, no interlace. */
   writeHeader(width: number, height: number, colourType: number): void {
-    this.output.append(Uint8Array.from(PNG_SIGNATURE));
+    this.output.write(Uint8Array.from(PNG_SIGNATURE));
     const ihdr = this.scratch.subarray(8, 8 + 13);
     const view = new DataView(ihdr.buffer, ihdr.byteOffset, 13);
     view.setUint32(0, width);
@@ -47,11 +44,10 @@ export class PngFileWriter {
     }
   }
 
-  /** Writes the last IDAT and IEND and returns the file (a view of the writer's buffer). */
-  finish(): Uint8Array {
+  /** Writes the last IDAT and IEND. */
+  finish(): void {
     this.flushImageData();
     this.writeChunk('IEND', 0);
-    return this.output.bytes();
   }
 
   private flushImageData(): void {
@@ -66,6 +62,6 @@ export class PngFileWriter {
     view.setUint32(0, length);
     for (let i = 0; i < 4; i++) this.scratch[4 + i] = type.charCodeAt(i);
     view.setUint32(8 + length, crcValue(crcUpdate(CRC_START, this.scratch, 4, 8 + length)));
-    this.output.append(this.scratch.subarray(0, 12 + length));
+    this.output.write(this.scratch.subarray(0, 12 + length));
   }
 }

@@ -1,5 +1,6 @@
 import { concat } from '../../bytes';
 import { ResultBuffer } from '../../result-buffer';
+import type { ResultSink } from '../../result-sink';
 import { copyPixels } from '../../run-context';
 import { applyOrientation } from '../../stages/orient';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
@@ -62,20 +63,25 @@ function rowsToPlace(orientation: number, storedHeight: number, y: number, rows:
  * is height x width for 5-8) and closes the source. `stats`, if given, receives what the encode used.
  */
 export async function encodeWebp(source: RowSource, options: EncodeOptions, stats?: WebpEncodeStats): Promise<Uint8Array> {
+  const output = new ResultBuffer(webpResultBytes(source.width * source.height));
+  await writeWebp(source, options, output, stats);
+  return output.bytes();
+}
+
+/** encodeWebp into `output`: libwebp writes the whole file at the end of its one encode call. */
+export async function writeWebp(source: RowSource, options: EncodeOptions, output: ResultSink, stats?: WebpEncodeStats): Promise<void> {
   const { width, height, alpha } = source;
   const { orientation, quality, lowMemory = false } = options;
   const [outWidth, outHeight] = orientation >= 5 ? [height, width] : [width, height];
-  const maxBytes = options.maxBytes ?? webpResultBytes(width * height);
   let wasm: WasmInstance<Libwebp> | null = null;
   let encoder = 0;
-  let output = new ResultBuffer(maxBytes);
   try {
     if (source.model !== 'rgba') throw new Error(`webp: cannot encode ${source.model} bands`);
     if (!(Number.isInteger(orientation) && orientation >= 1 && orientation <= 8)) throw new Error(`webp: orientation ${orientation}`);
     if (!(Number.isInteger(quality) && quality >= 1 && quality <= 100)) throw new Error(`webp: quality ${quality}`);
     const instance = await openLibwebp({
       webpWriteOutput(pointer: number, size: number): number {
-        output.append(heap(instance).subarray(pointer, pointer + size));
+        output.write(heap(instance).subarray(pointer, pointer + size));
         return 1;
       },
     });
@@ -114,7 +120,6 @@ export async function encodeWebp(source: RowSource, options: EncodeOptions, stat
     let settings: WebpEncoderSettings | null = webpEncoderSettings(outWidth, outHeight, alpha, lowMemory);
     let fallbacks = 0;
     for (;;) {
-      output = new ResultBuffer(maxBytes);
       // libwebp encodes the picture in one call; it yields at its progress reports (codecs/webp/encoder.c).
       const flags = [settings.method, settings.lowMemory ? 1 : 0, settings.alphaCompression ? 1 : 0];
       const status = await instance.callYielding(lib._encoder_encode_entry(), encoder, quality, ...flags);
@@ -122,7 +127,8 @@ export async function encodeWebp(source: RowSource, options: EncodeOptions, stat
         check(status, 'encode');
         break;
       }
-      const fallback = webpEncoderFallback(settings);
+      // A retry writes the file from its start: only possible while none of it has gone out.
+      const fallback: WebpEncoderSettings | null = output.length === 0 ? webpEncoderFallback(settings) : null;
       if (!fallback) check(status, 'encode');
       settings = fallback!;
       fallbacks++;
@@ -138,10 +144,10 @@ export async function encodeWebp(source: RowSource, options: EncodeOptions, stat
     if (encoder) wasm?.instance._encoder_destroy(encoder);
     wasm?.release();
   }
-  return output.bytes();
+  await output.drain();
 }
 
 export const webpEncoder: RowEncoder = {
   placesOrientation: true,
-  encode: (source, options) => encodeWebp(source, options),
+  encode: (source, options, sink) => writeWebp(source, options, sink),
 };

@@ -30,9 +30,10 @@ export const webp = defineFormat({
     const bytes = webpDecoderWasmBytes({ ...stream, ...stored }) + 2 * WEBP_BAND_ROWS * stored.width * 4;
     return { open: bytes, streaming: bytes };
   },
-  // libwebp holds the whole picture as YUV 4:2:0 and its work; the file is written into the result buffer.
+  // libwebp holds the whole picture as YUV 4:2:0 and its work, and writes the file in one call at the end.
   encodeCost: (facts) => ({
-    streaming: webpEncoderWasmBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality, facts.lowMemory) + webpResultBound(facts),
+    streaming: webpEncoderWasmBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality, facts.lowMemory),
+    burstBytes: webpResultBound(facts),
   }),
   resultBound: (facts) => webpResultBound(facts),
 });

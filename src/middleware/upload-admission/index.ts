@@ -1,0 +1,33 @@
+import { createMiddleware } from 'hono/factory';
+import { admissionFor } from '../../admission';
+import { cpuShare } from '../../admission/cpu-share';
+import type { AppEnv } from '../../env';
+import { MEGABYTE } from '../../plans';
+import { FORM_OVERHEAD_BYTES } from '../upload-limit';
+
+/**
+ * Counts an upload against the isolate's memory (src/admission) before a byte of its body is
+ * read: twice its Content-Length (the parsed form's file, and the pipeline's copy taken before
+ * the form is dropped), or, for a body without Content-Length (chunked), twice the largest the
+ * plan accepts (decisions.md). It waits while that does not fit beside what runs, and answers 503
+ * SERVER_BUSY with Retry-After if it has waited too long. The hold lasts until the request ends
+ * or its run takes it over (routes/processing.ts).
+ */
+export const uploadAdmission = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.get('uploadHold')) return next();
+  const { limits, plan } = c.get('account');
+  const largest = limits.maxFileSizeMb * MEGABYTE + FORM_OVERHEAD_BYTES;
+  const declared = c.req.header('Content-Length');
+  const bodyBytes = declared !== undefined && /^\d+$/.test(declared) ? Math.min(Number(declared), largest) : largest;
+  const budget = c.get('settings').pixelLimits[plan].memoryBudgetBytes;
+  const waiting = cpuShare.waitForMemory();
+  const hold = await admissionFor(() => budget)
+    .reserve(2 * bodyBytes, c.get('clientSignal'))
+    .finally(waiting);
+  c.set('uploadHold', hold);
+  try {
+    await next();
+  } finally {
+    hold.release();
+  }
+});

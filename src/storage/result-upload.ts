@@ -1,0 +1,185 @@
+import { ClientClosedRequest } from '../errors';
+import { ResultBuffer, resultTooLarge } from '../image/result-buffer';
+import type { ResultSink, ResultTarget } from '../image/result-sink';
+
+/**
+ * R2's multipart parts must be at least 5 MiB except the last, and R2 wants them all the same
+ * size: every part but the last is exactly this.
+ */
+export const RESULT_PART_BYTES = 5 * 2 ** 20;
+
+/** A part buffer grows in place a megabyte at a time (result-buffer.ts). */
+const PART_GROWTH_BYTES = 2 ** 20;
+
+/**
+ * What an upload holds for a file of at most `fileBytes` written with at most `burstBytes` between
+ * two drains: a file that fits one part, that part; a larger one, the part being filled (a
+ * megabyte of growth over what it holds) beside the parts a burst filled, which are sent and held
+ * until stored.
+ */
+export function uploadHeldBytes(fileBytes: number, burstBytes: number): number {
+  if (fileBytes <= RESULT_PART_BYTES) return fileBytes;
+  return Math.min(fileBytes, RESULT_PART_BYTES + burstBytes) + PART_GROWTH_BYTES;
+}
+
+/**
+ * A result written to R2 as it is made: bytes gather in a part of RESULT_PART_BYTES and each full
+ * part is sent at once through a multipart upload (created with the first full part); the
+ * encoder's next drain waits until the parts sent are stored. A file that never fills a part is
+ * one `put` at the end. A run that fails or is given up calls `abort()`: the multipart upload is
+ * aborted and no part stays behind. Giving up (`signal`) is noticed at the next drain.
+ */
+export class ResultUpload implements ResultSink {
+  private part: ResultBuffer;
+  /** A finished file's tail, taken without copying (writeOwned), sent as the last part. */
+  private ownedTail: Uint8Array | null = null;
+  private upload: Promise<R2MultipartUpload> | null = null;
+  private readonly parts: Promise<R2UploadedPart>[] = [];
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private inFlightBytes = 0;
+  private failure: unknown = null;
+  private written = 0;
+  private peak = 0;
+  private aborted = false;
+
+  constructor(
+    private readonly bucket: R2Bucket,
+    readonly key: string,
+    private readonly options: R2PutOptions & R2MultipartOptions,
+    private readonly maxBytes: number,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.part = this.newPart();
+  }
+
+  get length(): number {
+    return this.written;
+  }
+
+  get heldBytes(): number {
+    return this.part.heldBytes + (this.ownedTail?.byteLength ?? 0) + this.inFlightBytes;
+  }
+
+  get peakHeldBytes(): number {
+    return this.peak;
+  }
+
+  /** The multipart upload's id once it exists (tests check that an aborted one is gone). */
+  async uploadId(): Promise<string | null> {
+    return this.upload ? (await this.upload).uploadId : null;
+  }
+
+  write(chunk: Uint8Array): void {
+    this.count(chunk.byteLength);
+    if (this.ownedTail) this.copyOwnedTail();
+    let at = 0;
+    while (at < chunk.byteLength) {
+      const take = Math.min(RESULT_PART_BYTES - this.part.length, chunk.byteLength - at);
+      this.part.write(chunk.subarray(at, at + take));
+      at += take;
+      if (this.part.length === RESULT_PART_BYTES) {
+        this.send(this.part.bytes());
+        this.part = this.newPart();
+      }
+    }
+    this.notePeak();
+  }
+
+  writeOwned(bytes: Uint8Array): void {
+    if (this.part.length > 0 || this.ownedTail) return this.write(bytes);
+    this.count(bytes.byteLength);
+    let at = 0;
+    for (; bytes.byteLength - at >= RESULT_PART_BYTES; at += RESULT_PART_BYTES) this.send(bytes.subarray(at, at + RESULT_PART_BYTES));
+    if (at < bytes.byteLength) this.ownedTail = bytes.subarray(at);
+    this.notePeak();
+  }
+
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    if (this.failure !== null) throw this.failure;
+    if (this.signal?.aborted) throw new ClientClosedRequest();
+  }
+
+  /** Stores the rest and completes the object; what R2 answers describes it. */
+  async finish(): Promise<R2Object> {
+    await this.drain();
+    const rest = this.ownedTail ?? this.part.bytes();
+    if (!this.upload) return this.bucket.put(this.key, rest, this.options);
+    if (rest.byteLength > 0) this.send(rest);
+    await this.drain();
+    const upload = await this.upload;
+    return upload.complete(await Promise.all(this.parts));
+  }
+
+  /** Gives the upload up: waits for parts on their way, then aborts it; never throws. */
+  async abort(): Promise<void> {
+    if (this.aborted) return;
+    this.aborted = true;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    if (!this.upload) return;
+    try {
+      await (await this.upload).abort();
+    } catch {
+      // Never created, or already gone: nothing is left behind either way.
+    }
+  }
+
+  private newPart(): ResultBuffer {
+    return new ResultBuffer(Math.min(RESULT_PART_BYTES, this.maxBytes));
+  }
+
+  private count(bytes: number): void {
+    const end = this.written + bytes;
+    if (end > this.maxBytes) throw resultTooLarge(this.maxBytes, end);
+    this.written = end;
+  }
+
+  private copyOwnedTail(): void {
+    const tail = this.ownedTail!;
+    this.ownedTail = null;
+    this.part.write(tail);
+  }
+
+  private notePeak(): void {
+    this.peak = Math.max(this.peak, this.heldBytes);
+  }
+
+  private send(bytes: Uint8Array): void {
+    if (this.aborted) throw new Error('the result upload was aborted');
+    this.upload ??= this.bucket.createMultipartUpload(this.key, this.options);
+    const number = this.parts.length + 1;
+    const size = bytes.byteLength;
+    this.inFlightBytes += size;
+    const part = this.upload.then((upload) => upload.uploadPart(number, bytes));
+    this.parts.push(part);
+    const settled = part.then(
+      () => {},
+      (error: unknown) => {
+        this.failure ??= error;
+      },
+    );
+    this.inFlight.add(settled);
+    void settled.then(() => {
+      this.inFlight.delete(settled);
+      this.inFlightBytes -= size;
+    });
+  }
+}
+
+/** A run's result target that streams the file to R2 under `key` with the metadata its format calls for. */
+export function uploadTarget(
+  bucket: R2Bucket,
+  key: string,
+  metadata: (format: Parameters<ResultTarget['open']>[0]) => R2HTTPMetadata,
+  signal?: AbortSignal,
+): ResultTarget & { upload: () => ResultUpload | null } {
+  let upload: ResultUpload | null = null;
+  return {
+    heldBytes: uploadHeldBytes,
+    open(format, maxBytes) {
+      upload = new ResultUpload(bucket, key, { httpMetadata: metadata(format) }, maxBytes, signal);
+      return upload;
+    },
+    upload: () => upload,
+  };
+}
