@@ -66,7 +66,7 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
  * Counts the work behind each band `source` hands on (`nsPerPixel`, estimated) toward the run's
  * next turn, when other requests in the isolate go on (run-context.ts).
  */
-function working(source: RowSource, nsPerPixel: number): RowSource {
+export function working(source: RowSource, nsPerPixel: number): RowSource {
   return {
     ...forward(source),
     async read() {
