@@ -31,7 +31,7 @@ const fitSelect = form.elements.fit;
 const positionSelect = form.elements.position;
 const keepAspectRatio = form.elements.keep_aspect_ratio;
 const resizeFields = { width: document.getElementById('resize-width'), height: document.getElementById('resize-height') };
-const fitHint = document.getElementById('fit-hint');
+const fitHint = document.getElementById('kept-hint');
 /** Where each compass position puts the kept part: 0 left/top, 1 right/bottom. */
 const GRAVITY = { center: [0.5, 0.5], north: [0.5, 0], northeast: [1, 0], east: [1, 0.5], southeast: [1, 1], south: [0.5, 1], southwest: [0, 1], west: [0, 0.5], northwest: [0, 0] };
 

@@ -94,7 +94,7 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
  * Counts the work behind each band `source` hands on (`nsPerPixel`, estimated) toward the run's
  * next turn, when other requests in the isolate go on (run-context.ts).
  */
-function working(source: RowSource, nsPerPixel: number): RowSource {
+export function working(source: RowSource, nsPerPixel: number): RowSource {
   return {
     ...forward(source),
     async read() {

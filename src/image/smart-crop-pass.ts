@@ -1,7 +1,7 @@
 import { clamp } from './fit';
 import type { MemoryMeter } from './memory-meter';
 import type { Region } from './operations';
-import { decode } from './pipeline';
+import { decode, working } from './pipeline';
 import { shrinkOnLoad, shrunkSize, smartCropSize, type ProcessingPlan } from './plan';
 import { ATTENTION_SIDE, attentionCrop, entropyCrop } from './smart-crop';
 import { toSrgbRows, type ColourProfile } from './stages/colour';
@@ -52,7 +52,7 @@ async function reducedPicture(plan: ProcessingPlan, profile: ColourProfile | nul
   const { file, stored } = plan;
   const shrink = shrinkOnLoad(file.format.shrinkFactors, stored, size);
   const decoded = shrunkSize(stored, shrink);
-  let source = await decode(file, { shrink, region: null }, decoded);
+  let source = working(await decode(file, { shrink, region: null }, decoded), file.format.work.decode * shrink * shrink);
   source = toSrgbRows(source, profile);
   source = flattenRows(source, plan.flatten ? plan.background : BLACK);
   if (decoded.width !== size.width || decoded.height !== size.height) source = resizeRows(source, size.width, size.height);

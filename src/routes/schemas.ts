@@ -116,13 +116,19 @@ export const CropForm = z
 
 const FITS = ['inside', 'cover', 'contain', 'fill', 'outside'] as const;
 const FIT_PROBLEM = `must be one of ${FITS.join(', ')}`;
+/** Empty means left out, listed first so that Swagger UI's "Try it out" leaves keep_aspect_ratio in charge (as with format). */
 const fit = z
-  .enum(FITS, { error: FIT_PROBLEM })
+  .string()
+  .transform((value) => value.toLowerCase())
+  .refine((value) => value === '' || (FITS as readonly string[]).includes(value), `${FIT_PROBLEM}, or empty`)
+  .transform((value) => (value === '' ? undefined : (value as (typeof FITS)[number])))
   .optional()
   .openapi({
+    type: 'string',
+    enum: ['', ...FITS],
+    default: '',
     description:
-      'How the picture fills the width x height box: inside (fit inside, aspect kept), cover (fill the box, cut the overflow by position), contain (fit inside, pad to the box with background), fill (stretch), outside (cover without cutting). Left out: keep_aspect_ratio decides (true: inside, false: fill). cover and contain need both width and height.',
-    example: 'cover',
+      'How the picture fills the width x height box: inside (fit inside, aspect kept), cover (fill the box, cut the overflow by position), contain (fit inside, pad to the box with background), fill (stretch), outside (cover without cutting). Left out or empty: keep_aspect_ratio decides (true: inside, false: fill). cover and contain need both width and height.',
   });
 
 const POSITION_WORDS = [...GRAVITIES, 'entropy', 'attention'] as const;
@@ -142,6 +148,7 @@ function toPosition(value: string): Position | null {
 const position = z
   .string()
   .transform((value, context) => {
+    if (value.trim() === '') return undefined;
     const parsed = toPosition(value.trim());
     if (!parsed) context.addIssue({ code: 'custom', message: POSITION_PROBLEM });
     return parsed ?? z.NEVER;
@@ -150,8 +157,7 @@ const position = z
   .openapi({
     type: 'string',
     description:
-      'Which part cover keeps: center (default), a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).',
-    example: 'attention',
+      'Left out or empty: center. Which part cover keeps: center, a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).',
   });
 
 interface ResizeChoices {

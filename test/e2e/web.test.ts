@@ -388,7 +388,7 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     expect(await page.getByLabel('Position', { exact: true }).inputValue()).toMatch(/^0\.\d+,0\.\d+$/);
     await expect.poll(() => keptBox.evaluate((box: any) => box.style.left)).toBe('0%');
     await page.getByLabel('Fit', { exact: true }).selectOption('contain');
-    expect(await page.locator('#fit-hint').innerText()).toContain('padded');
+    expect(await page.locator('#kept-hint').innerText()).toContain('padded');
     await page.getByLabel('Fit', { exact: true }).selectOption('cover');
     await page.getByLabel('Position', { exact: true }).selectOption('attention');
     const thumbnail = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'resize', format: 'webp', resize: { width: 50, height: 50, fit: 'cover', position: 'attention' } });

@@ -18,7 +18,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 
 import { processImage } from '../../src/image/pipeline';
-import { resize, targetSize } from '../../src/image/stages/resize';
+import { fitGeometry } from '../../src/image/fit';
+import { resize } from '../../src/image/stages/resize';
 import type { RgbaImage } from '../../src/image/types';
 import { crop } from '../support/row-sources';
 
@@ -79,7 +80,7 @@ function report(name: string, from: RgbaImage, to: { width: number; height: numb
 describe('resize against libvips (sharp, kernel lanczos3)', () => {
   it('photo-1mp.jpg -> 400 px wide', async () => {
     const src = await decode('photo-1mp.jpg');
-    const size = targetSize(src, { width: 400, keepAspectRatio: true });
+    const size = fitGeometry(src, { width: 400, keepAspectRatio: true }, false).output;
     const ours = resize(src, size.width, size.height);
     const db = psnr(ours.data as Uint8Array, await libvipsResize(src, size.width, size.height));
     report('1 MP', src, size, db);
@@ -88,7 +89,7 @@ describe('resize against libvips (sharp, kernel lanczos3)', () => {
 
   it('photo-12mp.jpg -> 1000 px wide, and how long it takes', async () => {
     const src = await decode('photo-12mp.jpg');
-    const size = targetSize(src, { width: 1000, keepAspectRatio: true });
+    const size = fitGeometry(src, { width: 1000, keepAspectRatio: true }, false).output;
     const times: number[] = [];
     let ours: RgbaImage | undefined;
     for (let run = 0; run < 4; run++) {
@@ -152,7 +153,7 @@ describe('resize against libvips (sharp, kernel lanczos3)', () => {
     for (const [file, width] of [['photo-12mp.jpg', 1000], ['photo-12mp.jpg', 1600], ['photo-12mp.jpg', 777], ['photo-24mp.jpg', 1000]] as const) {
       const input = readFileSync(path.join(PHOTOS, file));
       const src = await decode(file);
-      const size = targetSize(src, { width, keepAspectRatio: true });
+      const size = fitGeometry(src, { width, keepAspectRatio: true }, false).output;
       const result = await processImage(new Uint8Array(input), { kind: 'resize', width, keepAspectRatio: true, format: 'png', quality: 80 }, limits);
       const ours = await sharp(result.bytes).ensureAlpha().raw().toBuffer();
       const db = psnr(new Uint8Array(ours.buffer, ours.byteOffset, ours.length), await libvipsResize(src, size.width, size.height));

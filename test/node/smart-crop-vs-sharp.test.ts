@@ -42,11 +42,28 @@ const boxesFor = ({ width, height }: { width: number; height: number }) => [
 
 /** The 12 MP WebP and AVIF are decoded whole (no DCT scaling); at a quarter of the size the test stays fast. */
 const REDUCED = new Set(['photos/photo-12mp.webp', 'photos/photo-12mp.avif']);
-async function inputOf(file: string): Promise<Buffer> {
-  const bytes = readFileSync(path.join(CORPUS, file));
-  if (!REDUCED.has(file)) return bytes;
-  const reduced = sharp(bytes).resize(1000);
-  return file.endsWith('.avif') ? reduced.avif({ quality: 80 }).toBuffer() : reduced.webp({ quality: 90 }).toBuffer();
+const inputs = new Map<string, Promise<Buffer>>();
+function inputOf(file: string): Promise<Buffer> {
+  let input = inputs.get(file);
+  if (!input) {
+    const bytes = readFileSync(path.join(CORPUS, file));
+    const reduced = sharp(bytes).resize(1000);
+    input = !REDUCED.has(file) ? Promise.resolve(bytes) : file.endsWith('.avif') ? reduced.avif({ quality: 80 }).toBuffer() : reduced.webp({ quality: 90 }).toBuffer();
+    inputs.set(file, input);
+  }
+  return input;
+}
+
+/** sharp's resized, uncut picture, shared by both strategies. */
+const uncut = new Map<string, Promise<Pixels>>();
+function resizedBySharp(file: string, input: Buffer, box: { width: number; height: number }): Promise<Pixels> {
+  const key = `${file} ${box.width}x${box.height}`;
+  let pixels = uncut.get(key);
+  if (!pixels) {
+    pixels = raw(sharp(input).rotate().resize(box.width, box.height, { fit: 'outside' }));
+    uncut.set(key, pixels);
+  }
+  return pixels;
 }
 
 interface Pixels {
@@ -92,7 +109,7 @@ describe.each(['entropy', 'attention'] as const)('position=%s keeps the region s
       const result = await processImage(new Uint8Array(input), operation, LIMITS);
       expect([result.width, result.height]).toEqual([box.width, box.height]);
       const theirs = await raw(sharp(input).rotate().resize(box.width, box.height, { fit: 'cover', position: strategy }));
-      const resized = await raw(sharp(input).rotate().resize(box.width, box.height, { fit: 'outside' }));
+      const resized = await resizedBySharp(file, input, box);
       const mine = locate(await raw(sharp(result.bytes)), resized);
       const sharpAt = { x: -(theirs.info.cropOffsetLeft ?? 0), y: -(theirs.info.cropOffsetTop ?? 0) };
       const share = overlap(mine, sharpAt, box);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fitWithin, resize, targetSize } from './resize';
+import { resize } from './resize';
 import type { RgbaImage } from '../types';
 
 function solid(width: number, height: number, rgba: readonly number[]): RgbaImage {
@@ -306,69 +306,6 @@ describe('resize', () => {
         },
       ),
       { numRuns: 80 },
-    );
-  });
-});
-
-describe('targetSize', () => {
-  const photo = { width: 4000, height: 3000 };
-
-  it('one side given: the other follows the aspect ratio, whatever keepAspectRatio says', () => {
-    for (const keepAspectRatio of [true, false]) {
-      expect(targetSize(photo, { width: 1000, keepAspectRatio })).toEqual({ width: 1000, height: 750 });
-      expect(targetSize(photo, { height: 300, keepAspectRatio })).toEqual({ width: 400, height: 300 });
-      expect(targetSize(photo, { width: 8000, keepAspectRatio })).toEqual({ width: 8000, height: 6000 });
-    }
-  });
-
-  it('rounds the derived side to the nearest integer, at least 1', () => {
-    expect(targetSize({ width: 1000, height: 333 }, { width: 500, keepAspectRatio: true })).toEqual({ width: 500, height: 167 });
-    expect(targetSize({ width: 1000, height: 333 }, { width: 100, keepAspectRatio: true })).toEqual({ width: 100, height: 33 });
-    expect(targetSize({ width: 1200, height: 800 }, { width: 400, keepAspectRatio: false })).toEqual({ width: 400, height: 267 });
-    expect(targetSize({ width: 10000, height: 10 }, { width: 100, keepAspectRatio: true })).toEqual({ width: 100, height: 1 });
-    expect(targetSize({ width: 10, height: 10000 }, { height: 1, keepAspectRatio: false })).toEqual({ width: 1, height: 1 });
-  });
-
-  it('both sides and keepAspectRatio: fits inside the box, no crop, no padding', () => {
-    expect(targetSize(photo, { width: 1000, height: 1000, keepAspectRatio: true })).toEqual({ width: 1000, height: 750 });
-    expect(targetSize({ width: 3000, height: 4000 }, { width: 1000, height: 1000, keepAspectRatio: true })).toEqual({ width: 750, height: 1000 });
-    expect(targetSize(photo, { width: 2000, height: 1000, keepAspectRatio: true })).toEqual({ width: 1333, height: 1000 });
-    expect(targetSize({ width: 400, height: 300 }, { width: 1200, height: 1200, keepAspectRatio: true })).toEqual({ width: 1200, height: 900 });
-    expect(targetSize(photo, { width: 800, height: 600, keepAspectRatio: true })).toEqual({ width: 800, height: 600 });
-    expect(fitWithin({ width: 5, height: 5000 }, { width: 100, height: 100 })).toEqual({ width: 1, height: 100 });
-  });
-
-  it('both sides without keepAspectRatio: exactly that size', () => {
-    expect(targetSize(photo, { width: 123, height: 4567, keepAspectRatio: false })).toEqual({ width: 123, height: 4567 });
-  });
-
-  it('throws when neither side is given or a size is not a positive integer', () => {
-    expect(() => targetSize(photo, { keepAspectRatio: true })).toThrow(Error);
-    expect(() => targetSize(photo, { width: 0, keepAspectRatio: true })).toThrow(Error);
-    expect(() => targetSize(photo, { width: 1.5, keepAspectRatio: true })).toThrow(Error);
-  });
-
-  it('property: a kept-aspect fit touches the box on one side and stays inside it', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 12000 }),
-        fc.integer({ min: 1, max: 12000 }),
-        fc.integer({ min: 1, max: 12000 }),
-        fc.integer({ min: 1, max: 12000 }),
-        (sw, sh, bw, bh) => {
-          const out = targetSize({ width: sw, height: sh }, { width: bw, height: bh, keepAspectRatio: true });
-          expect(out.width).toBeLessThanOrEqual(bw);
-          expect(out.height).toBeLessThanOrEqual(bh);
-          expect(out.width === bw || out.height === bh).toBe(true);
-          expect(Math.min(out.width, out.height)).toBeGreaterThanOrEqual(1);
-          // Aspect kept to within the rounding of the derived side (which may round up to 1).
-          const close = (derived: number, exact: number) => Math.abs(derived - exact) <= (derived === 1 ? 1 : 0.5);
-          const widthLimited = out.width === bw && close(out.height, (sh * bw) / sw);
-          const heightLimited = out.height === bh && close(out.width, (sw * bh) / sh);
-          expect(widthLimited || heightLimited).toBe(true);
-        },
-      ),
-      { numRuns: 300 },
     );
   });
 });

@@ -38,7 +38,7 @@ function ChosenImage() {
       <p id="crop-hint" class="hint" hidden>
         Drag across the image to choose the crop region; the numbers below follow, and the box follows the numbers.
       </p>
-      <p id="fit-hint" class="hint" role="status" hidden />
+      <p id="kept-hint" class="hint" role="status" hidden />
     </div>
   );
 }
