@@ -1,4 +1,7 @@
--- Applied with `wrangler d1 execute <db> --file schema.sql`; every statement is idempotent.
+-- The whole current schema, for a fresh database: the tests and `npm run dev` (local D1) load it.
+-- A deployed database changes only through migrations/ (`wrangler d1 migrations apply`); a schema
+-- change is a new migration and the same change here (test/node/schema-migrations.test.ts
+-- checks that the migrations give exactly this schema). Every statement is idempotent.
 PRAGMA foreign_keys = ON;
 
 CREATE TABLE IF NOT EXISTS users (

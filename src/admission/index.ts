@@ -16,6 +16,7 @@ import { AppError } from '../errors';
  */
 export class MemoryAdmission {
   private held = 0;
+  private peak = 0;
   private running = 0;
   private readonly runs: Waiting[] = [];
   private readonly uploads: Waiting[] = [];
@@ -28,6 +29,11 @@ export class MemoryAdmission {
   /** Bytes counted now: reserved uploads and admitted runs. */
   get heldBytes(): number {
     return this.held;
+  }
+
+  /** The most that was counted at once (an isolate's high-water mark, for logs and tests). */
+  get peakHeldBytes(): number {
+    return this.peak;
   }
 
   /** Runs admitted and not yet finished. */
@@ -46,8 +52,9 @@ export class MemoryAdmission {
    * is released, shrunk or taken over by its run.
    */
   async reserve(bytes: number, signal?: AbortSignal): Promise<Hold> {
-    if (this.runs.length > 0 || this.uploads.length > 0 || !this.fits(bytes, 0)) await this.wait(this.uploads, bytes, 0, signal);
-    return this.take(bytes);
+    const enter = () => this.take(bytes);
+    if (this.runs.length > 0 || this.uploads.length > 0 || !this.fits(bytes, 0)) return this.wait(this.uploads, bytes, 0, enter, signal);
+    return enter();
   }
 
   /**
@@ -56,17 +63,20 @@ export class MemoryAdmission {
    */
   async admit(bytes: number, signal?: AbortSignal, upload?: Hold): Promise<() => void> {
     const own = upload?.bytes ?? 0;
-    if (this.runs.length > 0 || !this.fits(bytes, own)) await this.wait(this.runs, bytes, own, signal);
-    upload?.takenOver();
-    const run = this.take(bytes);
-    this.running++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.running--;
-      run.release();
+    const enter = () => {
+      upload?.takenOver();
+      const run = this.take(bytes);
+      this.running++;
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        this.running--;
+        run.release();
+      };
     };
+    if (this.runs.length > 0 || !this.fits(bytes, own)) return this.wait(this.runs, bytes, own, enter, signal);
+    return enter();
   }
 
   private fits(bytes: number, own: number): boolean {
@@ -76,6 +86,7 @@ export class MemoryAdmission {
 
   private take(bytes: number): Hold {
     this.held += bytes;
+    this.peak = Math.max(this.peak, this.held);
     const hold: Hold = {
       bytes,
       release: () => {
@@ -97,8 +108,9 @@ export class MemoryAdmission {
     return hold;
   }
 
-  private wait(queue: Waiting[], bytes: number, own: number, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** Queues a request; `enter` counts it, at the moment it is let in (so the next in line sees it counted). */
+  private wait<T>(queue: Waiting[], bytes: number, own: number, enter: () => T, signal?: AbortSignal): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
       const leave = (error: unknown) => {
         const index = queue.indexOf(entry);
         if (index < 0) return;
@@ -113,7 +125,7 @@ export class MemoryAdmission {
         start: () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
-          resolve();
+          resolve(enter());
         },
       };
       const onAbort = () => leave(signal!.reason);

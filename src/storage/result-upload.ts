@@ -13,13 +13,12 @@ const PART_GROWTH_BYTES = 2 ** 20;
 
 /**
  * What an upload holds for a file of at most `fileBytes` written with at most `burstBytes` between
- * two drains: a file that fits one part, that part; a larger one, the part being filled (a
- * megabyte of growth over what it holds) beside the parts a burst filled, which are sent and held
- * until stored.
+ * two drains: the part being filled (a megabyte of growth over what it holds) beside the parts a
+ * burst filled, which are sent and held until stored; never more than the file (a part never
+ * grows past what the file may still have), as a result held in memory would.
  */
 export function uploadHeldBytes(fileBytes: number, burstBytes: number): number {
-  if (fileBytes <= RESULT_PART_BYTES) return fileBytes;
-  return Math.min(fileBytes, RESULT_PART_BYTES + burstBytes) + PART_GROWTH_BYTES;
+  return Math.min(fileBytes, RESULT_PART_BYTES + burstBytes + PART_GROWTH_BYTES);
 }
 
 /**
@@ -125,7 +124,7 @@ export class ResultUpload implements ResultSink {
   }
 
   private newPart(): ResultBuffer {
-    return new ResultBuffer(Math.min(RESULT_PART_BYTES, this.maxBytes));
+    return new ResultBuffer(Math.min(RESULT_PART_BYTES, this.maxBytes - this.parts.length * RESULT_PART_BYTES));
   }
 
   private count(bytes: number): void {

@@ -4,7 +4,7 @@ import { createApp } from '../../src/app';
 import { readSettings } from '../../src/config';
 import { processImage } from '../../src/image/pipeline';
 import { RESULT_PART_BYTES, ResultUpload } from '../../src/storage/result-upload';
-import { sameBytes } from '../support/image-testing';
+import { corpus, sameBytes } from '../support/image-testing';
 import { noiseRows, storedPng } from '../support/stored-png';
 import { apiClient, createTestUser, download, json, usedToday } from './helpers';
 
@@ -173,5 +173,33 @@ describe('results streamed to storage through the API', () => {
     expect(await env.RESULTS.head(seen.created[0].key)).toBeNull();
     expect(await storedFor(user.id)).toBe(0);
     expect(await usedToday(user.id)).toBe(5);
+  });
+});
+
+describe('memory of a streamed result', () => {
+  // The 12 MP photo to every format, stored through R2: what the run held (X-Pipeline-Peak-Bytes)
+  // never passes its prediction, and the prediction is below the in-memory result's.
+  it.each(['png', 'jpg', 'webp', 'avif'])('12 MP JPEG -> %s holds at most its prediction', async (format) => {
+    const user = await createTestUser({ plan: 'pro' });
+    const photo = await corpus('photos/photo-12mp.jpg');
+    const ctx = createExecutionContext();
+    const form = new FormData();
+    form.append('file', new File([photo], 'photo.jpg'));
+    form.append('format', format);
+    const response = await createApp().request(
+      'http://api.test/api/v1/convert',
+      { method: 'POST', body: form, headers: { Authorization: `Bearer ${user.key}` } },
+      { ...env, DIAGNOSTIC_HEADERS: 'true' },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(response.status).toBe(200);
+    const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
+    const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
+    const inMemory = await processImage(photo, { kind: 'convert', format: format === 'jpg' ? 'jpeg' : (format as 'png'), quality: 80 }, PRO);
+    console.log(`12 MP -> ${format}: streamed peak ${(peak / MiB).toFixed(1)} MiB of ${(planned / MiB).toFixed(1)} planned; in memory ${(inMemory.peakBytes / MiB).toFixed(1)} of ${(inMemory.plannedPeakBytes / MiB).toFixed(1)}`);
+    expect(peak).toBeGreaterThan(photo.length);
+    expect(peak).toBeLessThanOrEqual(planned);
+    expect(planned).toBeLessThanOrEqual(inMemory.plannedPeakBytes);
   });
 });
