@@ -29,6 +29,12 @@ export interface DecoderCost {
 export interface EncoderCost {
   /** Bytes held while rows stream in: WebAssembly memory, buffers, and the output (its bound, written once into a ResultBuffer). */
   streaming: number;
+  /**
+   * Bytes held after the last row, when the decoder and stages are gone: an encoder that writes its
+   * file only at the end (AVIF: the encoded tiles beside the file they are copied into). Unset: no
+   * more than while streaming.
+   */
+  finish?: number;
 }
 
 export interface MemoryPlan {
@@ -42,7 +48,7 @@ export interface MemoryPlan {
   encoder: EncoderCost;
 }
 
-export type Phase = 'decode' | 'stream' | 'encode';
+export type Phase = 'decode' | 'stream' | 'encode' | 'finish';
 
 /** Bytes held at the fullest moment of each phase; the run's peak is the largest. */
 export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
@@ -53,12 +59,13 @@ export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
     // The encoder starts as soon as rows arrive, unless a frame has to be complete first.
     stream: inputBytes + decoder.streaming + stages + frame + (splitsRun ? 0 : encoder.streaming),
     encode: inputBytes + frame + encoder.streaming,
+    finish: inputBytes + frame + (encoder.finish ?? 0),
   };
 }
 
 export function peakBytes(plan: MemoryPlan): number {
   const peaks = phasePeaks(plan);
-  return Math.max(peaks.decode, peaks.stream, peaks.encode);
+  return Math.max(peaks.decode, peaks.stream, peaks.encode, peaks.finish);
 }
 
 /**

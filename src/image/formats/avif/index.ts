@@ -3,7 +3,7 @@ import { defineFormat } from '../format';
 import { AVIF_BAND_ROWS, openAvif } from './decode';
 import { avifEncoder } from './encode';
 import { readAvifHeader } from './header';
-import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, DAV1D_BASE_BYTES } from './memory';
+import { avifDecodeMemory, avifEncodedBytes, avifEncoderCost, DAV1D_BASE_BYTES } from './memory';
 import { stripAvif } from './strip';
 import { verifyAv1Sizes } from './verify';
 
@@ -34,7 +34,7 @@ export const avif = defineFormat({
     const bytes = DAV1D_BASE_BYTES + (wasmBytes + jsBytes - DAV1D_BASE_BYTES) * scale;
     return { open: bytes, streaming: bytes };
   },
-  encodeCost: ({ output, alpha, quality }) => ({ streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality) }),
+  encodeCost: ({ output, alpha, quality }) => avifEncoderCost(output.width, output.height, alpha, quality),
   resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
 });
 

@@ -58,6 +58,8 @@ export interface LayerShape {
   format: Av1Format;
   /** The stream may carry film grain: dav1d applies it into a second picture. */
   filmGrain: boolean;
+  /** The stream may use superres: dav1d decodes the narrower coded frame into a second picture. */
+  superres: boolean;
 }
 
 /**
@@ -70,7 +72,8 @@ export function avifDecoderWasmBytes(color: LayerShape, alpha: LayerShape | null
   let stateFor = color;
   for (const layer of alpha ? [color, alpha] : [color]) {
     const picture = dav1dPictureBytes(layer.imageWidth, layer.imageHeight, layer.format);
-    bytes += picture * (layer.imagesHeld + (layer.filmGrain ? 1 : 0));
+    // Film grain and superres each take a second picture while a frame is decoded or output, one at a time.
+    bytes += picture * (layer.imagesHeld + (layer.filmGrain ? 1 : 0) + (layer.superres ? 1 : 0));
     if (layer.imageWidth * layer.imageHeight > stateFor.imageWidth * stateFor.imageHeight) stateFor = layer;
   }
   return bytes + dav1dStateBytes(stateFor.imageWidth, stateFor.imageHeight, Math.max(color.format.bitDepth, alpha?.format.bitDepth ?? 8));
@@ -105,6 +108,7 @@ export function layerShape(layer: AvifLayer): LayerShape {
     imagesHeld: layer.grid ? layer.grid.columns : 1,
     format: sequence ?? WORST_FORMAT,
     filmGrain: sequence ? sequence.filmGrain : true,
+    superres: sequence ? sequence.superres : true,
   };
 }
 
@@ -164,9 +168,14 @@ export function avifEncodedBytes(width: number, height: number, alpha: boolean, 
 }
 
 /**
- * The most the encoder holds at once: its instance and buffers, and at the end the encoded tiles
- * beside the file they are copied into.
+ * What the encoder holds. While rows stream in: its instance, its buffers and the tiles encoded so
+ * far (at most the whole result, counted once). After the last row, with the source gone and the
+ * encoder's instance and buffers let go: the encoded tiles beside the file they are copied into.
  */
-export function avifEncoderPeakBytes(width: number, height: number, alpha: boolean, quality: number): number {
-  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + 2 * avifEncodedBytes(width, height, alpha, quality);
+export function avifEncoderCost(width: number, height: number, alpha: boolean, quality: number): { streaming: number; finish: number } {
+  const encoded = avifEncodedBytes(width, height, alpha, quality);
+  return {
+    streaming: avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + encoded,
+    finish: 2 * encoded,
+  };
 }
