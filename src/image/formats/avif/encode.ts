@@ -52,8 +52,9 @@ async function encodeTiles(source: RowSource, quality: number, layout: AvifLayou
   const { width, height } = source;
   const encoder = await openTileEncoder({ quality, speed: avifSpeedFor(width * height) });
   const tiles = new TileCollector(layout, encoder, source.alpha);
+  const rows = new TileRowBuffer(layout, width, height);
+  const buffers = trackBuffer(rows.pixels.byteLength + tiles.tileBytes);
   try {
-    const rows = new TileRowBuffer(layout, width, height);
     for (let band = await source.read(); band; band = await source.read()) {
       for (let row = 0; row < band.rows; row++) {
         const complete = rows.put(band.y + row, band.data.subarray(row * width * 4, (row + 1) * width * 4));
@@ -66,6 +67,7 @@ async function encodeTiles(source: RowSource, quality: number, layout: AvifLayou
     tiles.letGo();
     throw error;
   } finally {
+    buffers();
     encoder.release();
   }
 }
@@ -158,6 +160,10 @@ class TileCollector implements EncodedTiles {
       const turn = doWork(tileWidth * tileHeight * TILE_NS_PER_PIXEL);
       if (turn) await turn;
     }
+  }
+
+  get tileBytes(): number {
+    return this.tile.byteLength;
   }
 
   private held(tile: EncodedAv1): EncodedAv1 {
