@@ -35,7 +35,11 @@ const MAKERS: Record<string, () => Promise<Uint8Array>> = {
   // What the Pro plan's 50 MB allows at 24 MP: the photo at zlib level 6, as sharp writes it (about 49 MB).
   'png-24mp-zlib6.png': async () => sharp(await photo('photo-24mp.jpg')).png({ compressionLevel: 6 }).toBuffer(),
   'avif-12mp.avif': () => photo('photo-12mp.avif'),
+  // sharp's (libheif's) defaults: one AV1 item, 8-bit 4:4:4.
   'avif-24mp.avif': async () => sharp(await photo('photo-24mp.jpg')).avif({ quality: 60, effort: 2 }).toBuffer(),
+  // One AV1 item, 8-bit 4:2:0, as cameras and most encoders write (effort 0: made in seconds).
+  'avif-24mp-420.avif': async () => sharp(await photo('photo-24mp.jpg')).avif({ quality: 50, effort: 0, chromaSubsampling: '4:2:0' }).toBuffer(),
+  'avif-48mp-420.avif': async () => sharp(await largeInput('jpeg-48mp.jpg')).avif({ quality: 50, effort: 0, chromaSubsampling: '4:2:0' }).toBuffer(),
 };
 
 export const LARGE_INPUTS = Object.keys(MAKERS);

@@ -9,6 +9,9 @@ import { currentRun } from '../run-context';
 export class WasmLedger {
   private readonly live = new Set<WebAssembly.Memory>();
   private released = 0;
+  /** JavaScript buffers a codec keeps outside its memory (trackBuffer), now and at most since the last look. */
+  private buffers = 0;
+  private buffersPeak = 0;
 
   add(memory: WebAssembly.Memory): void {
     this.live.add(memory);
@@ -18,16 +21,26 @@ export class WasmLedger {
     if (this.live.delete(memory)) this.released += memory.buffer.byteLength;
   }
 
+  holdBuffer(bytes: number): void {
+    this.buffers += bytes;
+    this.buffersPeak = Math.max(this.buffersPeak, this.buffers);
+  }
+
+  dropBuffer(bytes: number): void {
+    this.buffers -= bytes;
+  }
+
   liveBytes(): number {
     let total = 0;
     for (const memory of this.live) total += memory.buffer.byteLength;
     return total;
   }
 
-  /** Live instances plus those dropped since the last call: what codecs held since then, at most. */
+  /** Live instances plus those dropped since the last call, and codecs' buffers: what codecs held since then, at most. */
   take(): number {
-    const total = this.liveBytes() + this.released;
+    const total = this.liveBytes() + this.released + this.buffersPeak;
     this.released = 0;
+    this.buffersPeak = this.buffers;
     return total;
   }
 }
@@ -47,6 +60,16 @@ export function trackMemory(memory: WebAssembly.Memory): () => void {
     isolate.release(memory);
     run?.release(memory);
   };
+}
+
+/**
+ * Counts `bytes` of JavaScript buffers a codec keeps beside its instance (the AVIF encoder's
+ * encoded tiles) in the current pipeline run until the returned function is called.
+ */
+export function trackBuffer(bytes: number): () => void {
+  const run = currentRun()?.ledger;
+  run?.holdBuffer(bytes);
+  return () => run?.dropBuffer(bytes);
 }
 
 /** Bytes of the codec instances alive now in the isolate. */

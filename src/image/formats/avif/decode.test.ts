@@ -3,7 +3,7 @@ import { AppError } from '../../../errors';
 import { av01Item, av1ItemOf, buildAvif, gridData, ispe, type Av1Item, type ItemSpec } from '../../../../test/support/avif-builder';
 import { comparePixels } from '../../../../test/support/compare-pixels';
 import { deltaE2000Stats } from '../../../../test/support/delta-e';
-import { AVIFS, corpus, expectAppError, fixture } from '../../../../test/support/image-testing';
+import { AVIFS, corpus, expectAppError, fixture, largeInput } from '../../../../test/support/image-testing';
 import { referenceDecode } from '../../../../test/workers/images';
 import { HEIGHT, syntheticRgb, WIDTH } from '../../../../test/fixtures/synthetic-picture';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
@@ -226,6 +226,22 @@ describe('the AVIF band decoder', () => {
       expect(peak.js, name).toBeLessThanOrEqual(planned.jsBytes);
     }
     console.log(`wasm memory measured / planned: ${report.join('; ')}`);
+  });
+
+  // sharp's (libavif's) default layout is one item: dav1d holds that whole frame at the stream's own
+  // depth and subsampling and nothing else of its size (no film grain or superres picture).
+  it.each([
+    ['avif-24mp-420.avif', 'an 8-bit 4:2:0'],
+    ['avif-24mp.avif', 'an 8-bit 4:4:4'],
+  ])('holds %s (%s 24 MP single item) within its memory plan, and no more than 15 percent below it', { timeout: 60_000 }, async (name) => {
+    const input = await largeInput(name);
+    const before = liveCodecMemoryBytes();
+    const source = await openDecode(input, { shrink: 1, region: null });
+    const peak = await drain(source);
+    const planned = avifDecodeMemory(verifiedAvif(input), source.width, 16);
+    expect(peak.wasm - before).toBeLessThanOrEqual(planned.wasmBytes);
+    expect(peak.wasm - before).toBeGreaterThan(planned.wasmBytes * 0.85);
+    expect(peak.js).toBeLessThanOrEqual(planned.jsBytes);
   });
 
   it('reports alpha and grey as the file has them', async () => {

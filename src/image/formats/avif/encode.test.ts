@@ -252,6 +252,8 @@ describe('AVIF encoder memory plan (encode-memory.ts)', () => {
     [600, 480, true, 100],
     [8000, 32, false, 100],
     [8000, 32, false, 80],
+    [8000, 32, false, 60],
+    [600, 480, true, 40],
   ])('holds no more than planned for %i x %i white noise (alpha: %s) at quality %i', async (width, height, alpha, quality) => {
     takeCodecMemoryBytes();
     const avif = await encodeToBytes(avifEncoder, frameSource(noise(width, height, alpha), { alpha }), { quality, orientation: 1 });

@@ -1,4 +1,5 @@
 import { AppError } from '../../../errors';
+import { trackBuffer } from '../../codecs/wasm-memory';
 import type { ResultSink } from '../../result-sink';
 import { copyPixels, doWork } from '../../run-context';
 import type { RowEncoder, RowSource } from '../../stages/rows';
@@ -37,10 +38,24 @@ export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileS
 
 async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout, output: ResultSink): Promise<void> {
   const { width, height } = source;
-  const encoder = await openTileEncoder({ quality, speed: avifSpeedFor(width * height) });
+  const tiles = await encodeTiles(source, quality, layout);
   try {
-    const tiles = new TileCollector(layout, encoder, source.alpha);
-    const rows = new TileRowBuffer(layout, width, height);
+    // The encoder's instance and the row buffers are let go before the file is written around the tiles.
+    const { color, alpha } = tiles.finish();
+    await writeAvif({ width, height, ...layout, color, alpha }, output);
+  } finally {
+    tiles.letGo();
+  }
+}
+
+/** Every tile encoded (the opaque alpha tile included), on an encoder instance that is released after. */
+async function encodeTiles(source: RowSource, quality: number, layout: AvifLayout): Promise<EncodedTiles> {
+  const { width, height } = source;
+  const encoder = await openTileEncoder({ quality, speed: avifSpeedFor(width * height) });
+  const tiles = new TileCollector(layout, encoder, source.alpha);
+  const rows = new TileRowBuffer(layout, width, height);
+  const buffers = trackBuffer(rows.pixels.byteLength + tiles.tileBytes);
+  try {
     for (let band = await source.read(); band; band = await source.read()) {
       for (let row = 0; row < band.rows; row++) {
         const complete = rows.put(band.y + row, band.data.subarray(row * width * 4, (row + 1) * width * 4));
@@ -48,9 +63,12 @@ async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout
       }
     }
     if (!rows.finished) throw new Error(`the source ended after ${rows.received} of ${height} rows`);
-    const { color, alpha } = tiles.finish();
-    await writeAvif({ width, height, ...layout, color, alpha }, output);
+    return tiles.complete();
+  } catch (error) {
+    tiles.letGo();
+    throw error;
   } finally {
+    buffers();
     encoder.release();
   }
 }
@@ -102,9 +120,19 @@ class TileRowBuffer {
   }
 }
 
-/** Encodes tiles row by row and keeps their AV1 data; alpha only where it is not all opaque. */
-class TileCollector {
+interface EncodedTiles {
+  finish(): { color: Av1Items; alpha: Av1Items | null };
+  /** Stops counting the tiles as held (memory-meter.ts). */
+  letGo(): void;
+}
+
+/**
+ * Encodes tiles row by row and keeps their AV1 data, counted as held by the run until let go;
+ * alpha only where it is not all opaque.
+ */
+class TileCollector implements EncodedTiles {
   private readonly color: EncodedAv1[] = [];
+  private readonly drops: (() => void)[] = [];
   /** Per tile (when the source may have alpha): its alpha, or null where it is all opaque. */
   private readonly alpha: (EncodedAv1 | null)[] = [];
   private readonly tile: Uint8Array;
@@ -128,25 +156,40 @@ class TileCollector {
           this.tile.set(rowPixels.subarray(from, from + tileWidth * 4), y * tileWidth * 4);
         }
       });
-      this.color.push(this.encoder.encodeColor(this.tile, tileWidth, tileHeight));
-      if (this.hasAlpha) this.alpha.push(isOpaque(this.tile) ? null : this.encoder.encodeAlpha(alphaAsGrey(this.tile), tileWidth, tileHeight));
+      this.color.push(this.held(this.encoder.encodeColor(this.tile, tileWidth, tileHeight)));
+      if (this.hasAlpha) this.alpha.push(isOpaque(this.tile) ? null : this.held(this.encoder.encodeAlpha(alphaAsGrey(this.tile), tileWidth, tileHeight)));
       const turn = doWork(tileWidth * tileHeight * TILE_NS_PER_PIXEL);
       if (turn) await turn;
     }
+  }
+
+  get tileBytes(): number {
+    return this.tile.byteLength;
+  }
+
+  private held(tile: EncodedAv1): EncodedAv1 {
+    this.drops.push(trackBuffer(tile.data.byteLength));
+    return tile;
+  }
+
+  /** Encodes what the encoder is still needed for (an opaque alpha tile), so it can be released. */
+  complete(): EncodedTiles {
+    if (this.alpha.some((tile) => tile !== null) && this.alpha.some((tile) => tile === null)) {
+      const opaqueTile = this.encoder.encodeAlpha(this.tile.fill(255), this.layout.tileWidth, this.layout.tileHeight);
+      for (let i = 0; i < this.alpha.length; i++) this.alpha[i] ??= this.held(opaqueTile);
+    }
+    return this;
   }
 
   /** The colour tiles, and the alpha tiles (opaque ones filled in) unless every pixel is opaque. */
   finish(): { color: Av1Items; alpha: Av1Items | null } {
     const color = sameConfig(this.color);
     if (this.alpha.every((tile) => tile === null)) return { color, alpha: null };
-    let opaqueTile: EncodedAv1 | null = null;
-    const alpha = Array.from({ length: this.color.length }, (_, i) => {
-      const tile = this.alpha[i];
-      if (tile) return tile;
-      opaqueTile ??= this.encoder.encodeAlpha(this.tile.fill(255), this.layout.tileWidth, this.layout.tileHeight);
-      return opaqueTile;
-    });
-    return { color, alpha: sameConfig(alpha) };
+    return { color, alpha: sameConfig(this.alpha as EncodedAv1[]) };
+  }
+
+  letGo(): void {
+    for (const drop of this.drops.splice(0)) drop();
   }
 }
 

@@ -17,12 +17,16 @@ const MiB = 2 ** 20;
 export const DAV1D_BASE_BYTES = 2.5 * MiB;
 
 /**
- * dav1d's own buffers for decoding a frame besides its picture (block and loop-filter state, CDEF
- * and restoration lines...) and the heap's slack, per pixel of the frame: measured (wasm memory
- * minus 2 MiB, the item's data and the pictures) 0.17-0.48 bytes for 8-bit frames of 1 to 24 MP and
- * grid tiles, 0.36-0.61 for 10/12-bit ones; bounded here with a margin.
+ * dav1d's own buffers for decoding a frame besides its picture and the heap's slack, per pixel of
+ * the frame. Most are per 4x4 block whatever the format (loop-filter levels and masks: about 0.33
+ * bytes a pixel); CDEF keeps 4 luma and 8 chroma lines per row of 64 px superblocks (src/decode.c,
+ * dav1d_decode_frame_init), 1/16 byte a pixel per sample size and chroma plane width. Measured
+ * (wasm memory minus the base, the item's data and the picture) for single 8-bit items: 0.50 at
+ * 24 and 48 MP 4:2:0, 0.57 at 24 MP 4:4:4; earlier 0.17-0.48 for 1 to 24 MP and grid tiles, 0.36-0.61
+ * for 10/12-bit ones. Bounded with a margin.
  */
-const STATE_BYTES_PER_PIXEL = { 8: 0.7, 16: 0.9 };
+const STATE_BYTES_PER_PIXEL = { 8: 0.45, 16: 0.65 };
+const CDEF_LINE_BYTES_PER_PIXEL = 12 / 64;
 const STATE_FIXED_BYTES = 0.5 * MiB;
 
 export interface Av1Format {
@@ -45,8 +49,11 @@ export function dav1dPictureBytes(width: number, height: number, format: Av1Form
 }
 
 /** dav1d's state for frames of width x height (see STATE_BYTES_PER_PIXEL). */
-export function dav1dStateBytes(width: number, height: number, bitDepth: number): number {
-  return STATE_FIXED_BYTES + width * height * STATE_BYTES_PER_PIXEL[bitDepth > 8 ? 16 : 8];
+export function dav1dStateBytes(width: number, height: number, format: Av1Format): number {
+  const sampleBytes = format.bitDepth > 8 ? 2 : 1;
+  const chromaWidth = format.monochrome ? 0 : 1 / (1 + format.subsamplingX); // of a chroma plane, as a share of the luma width
+  const cdefLines = (CDEF_LINE_BYTES_PER_PIXEL * sampleBytes * (1 + 2 * chromaWidth)) / 3;
+  return STATE_FIXED_BYTES + width * height * (STATE_BYTES_PER_PIXEL[sampleBytes === 2 ? 16 : 8] + cdefLines);
 }
 
 export interface LayerShape {
@@ -58,6 +65,8 @@ export interface LayerShape {
   format: Av1Format;
   /** The stream may carry film grain: dav1d applies it into a second picture. */
   filmGrain: boolean;
+  /** The stream may use superres: dav1d decodes the narrower coded frame into a second picture. */
+  superres: boolean;
 }
 
 /**
@@ -67,13 +76,15 @@ export interface LayerShape {
  */
 export function avifDecoderWasmBytes(color: LayerShape, alpha: LayerShape | null, largestItemBytes: number): number {
   let bytes = DAV1D_BASE_BYTES + largestItemBytes;
-  let stateFor = color;
+  let state = 0;
   for (const layer of alpha ? [color, alpha] : [color]) {
     const picture = dav1dPictureBytes(layer.imageWidth, layer.imageHeight, layer.format);
-    bytes += picture * (layer.imagesHeld + (layer.filmGrain ? 1 : 0));
-    if (layer.imageWidth * layer.imageHeight > stateFor.imageWidth * stateFor.imageHeight) stateFor = layer;
+    // Film grain and superres each take a second picture while a frame is decoded or output, one at a time.
+    bytes += picture * (layer.imagesHeld + (layer.filmGrain ? 1 : 0) + (layer.superres ? 1 : 0));
+    // One frame is decoded at a time; the state is kept for the largest.
+    state = Math.max(state, dav1dStateBytes(layer.imageWidth, layer.imageHeight, layer.format));
   }
-  return bytes + dav1dStateBytes(stateFor.imageWidth, stateFor.imageHeight, Math.max(color.format.bitDepth, alpha?.format.bitDepth ?? 8));
+  return bytes + state;
 }
 
 /**
@@ -105,6 +116,7 @@ export function layerShape(layer: AvifLayer): LayerShape {
     imagesHeld: layer.grid ? layer.grid.columns : 1,
     format: sequence ?? WORST_FORMAT,
     filmGrain: sequence ? sequence.filmGrain : true,
+    superres: sequence ? sequence.superres : true,
   };
 }
 
@@ -150,6 +162,9 @@ export function avifEncoderBufferBytes(width: number, height: number, alpha: boo
  * Photos at quality 80 take about 0.16.
  */
 const BYTES_PER_PIXEL = [
+  { upToQuality: 40, color: 0.6, alpha: 0.5 }, // noise: 0.51 (8000 x 32), with alpha 0.96
+  { upToQuality: 60, color: 0.85, alpha: 0.7 }, // 0.76 (8000 x 32), with alpha 1.36
+  { upToQuality: 70, color: 0.95, alpha: 0.75 }, // 0.84 (8000 x 32), with alpha 1.50
   { upToQuality: 80, color: 1.0, alpha: 0.75 }, // noise: 0.87 (0.97 for 12000 x 21), with alpha 1.58
   { upToQuality: 85, color: 1.1, alpha: 0.85 }, // 0.97, with alpha 1.75
   { upToQuality: 90, color: 1.2, alpha: 0.95 }, // 1.08 (1.17 for 12000 x 21), with alpha 1.97

@@ -16,6 +16,8 @@ export interface SequenceHeader {
   fullRange: boolean;
   /** Frames may carry film grain, which dav1d applies into a second picture. */
   filmGrain: boolean;
+  /** Frames may be coded narrower and upscaled (superres): dav1d decodes into a second picture. */
+  superres: boolean;
 }
 
 const OBU_SEQUENCE_HEADER = 1;
@@ -110,9 +112,10 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
     if (forceScreenContentTools > 0 && !bits.flag()) bits.read(1); // seq_force_integer_mv
     if (orderHint) bits.read(3); // order_hint_bits_minus_1
   }
-  bits.read(3); // enable_superres, enable_cdef, enable_restoration
+  const superres = bits.flag();
+  bits.read(2); // enable_cdef, enable_restoration
   const color = colorConfig(bits, profile);
-  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag() };
+  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag(), superres };
 }
 
 /** color_config() (AV1 spec 5.5.2). */
