@@ -29,6 +29,11 @@ export interface DecoderCost {
 export interface EncoderCost {
   /** Bytes held while rows stream in: WebAssembly memory, buffers, and the output (its bound, written once into a ResultBuffer). */
   streaming: number;
+  /**
+   * Bytes held once every row has arrived, the decoder and stages done, where the encoder then
+   * does its main work on a picture it has collected (libwebp); `streaming` holds until the end otherwise.
+   */
+  finishing?: number;
 }
 
 export interface MemoryPlan {
@@ -52,7 +57,7 @@ export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
     decode: inputBytes + decoder.open,
     // The encoder starts as soon as rows arrive, unless a frame has to be complete first.
     stream: inputBytes + decoder.streaming + stages + frame + (splitsRun ? 0 : encoder.streaming),
-    encode: inputBytes + frame + encoder.streaming,
+    encode: inputBytes + frame + Math.max(encoder.streaming, encoder.finishing ?? 0),
   };
 }
 

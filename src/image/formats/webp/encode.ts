@@ -81,7 +81,8 @@ export async function encodeWebp(source: RowSource, options: EncodeOptions, stat
     });
     wasm = instance;
     const lib = instance.instance;
-    lib._codec_memory_set_limit(webpEncoderLimitBytes(outWidth, outHeight, alpha, quality, lowMemory));
+    // The bit writers get room for as much VP8 data as the result may take (the plan's cap, when it gave one).
+    lib._codec_memory_set_limit(webpEncoderLimitBytes(outWidth, outHeight, alpha, quality, lowMemory, options.maxBytes));
     encoder = lib._encoder_create(outWidth, outHeight, alpha ? 1 : 0);
     if (!encoder) throw outOfMemory('libwebp encoder_create');
     const check = (status: number, what: string) => {
