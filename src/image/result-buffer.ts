@@ -9,6 +9,15 @@ const Resizable = ArrayBuffer as unknown as new (byteLength: number, options: { 
 
 const GROWTH_BYTES = 1 << 20;
 
+/** A result that outgrew the room the memory plan gave it (`needed`: as far as it got, if known). */
+export function resultTooLarge(maxBytes: number, needed?: number): AppError {
+  return new AppError(
+    'FILE_TOO_LARGE',
+    `The result would be larger than ${Math.floor(maxBytes / 2 ** 20)} MB, more than a Worker can hold for it; ask for a smaller size or a lower quality.`,
+    { maxBytes, needed },
+  );
+}
+
 /**
  * An encoder's output as it is written: one ArrayBuffer that grows in place up to a cap, so a
  * finished file is held once (never as chunks beside their joined copy). The cap is the bound the
@@ -30,13 +39,7 @@ export class ResultBuffer {
   append(chunk: Uint8Array): void {
     const end = this.used + chunk.byteLength;
     if (end > this.buffer.byteLength) {
-      if (end > this.maxBytes) {
-        throw new AppError(
-          'FILE_TOO_LARGE',
-          `The result would be larger than ${Math.floor(this.maxBytes / 2 ** 20)} MB, more than a Worker can hold for it; ask for a smaller size or a lower quality.`,
-          { maxBytes: this.maxBytes, needed: end },
-        );
-      }
+      if (end > this.maxBytes) throw resultTooLarge(this.maxBytes, end);
       // Grown in place (no copy) a megabyte at a time, so it never holds much more than it was given.
       this.buffer.resize(Math.min(this.maxBytes, Math.max(end, this.buffer.byteLength + GROWTH_BYTES)));
     }

@@ -1,5 +1,5 @@
 import { concat } from '../../bytes';
-import { ResultBuffer } from '../../result-buffer';
+import { ResultBuffer, resultTooLarge } from '../../result-buffer';
 import { copyPixels } from '../../run-context';
 import { applyOrientation } from '../../stages/orient';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
@@ -124,6 +124,8 @@ export async function encodeWebp(source: RowSource, options: EncodeOptions, stat
         break;
       }
       const fallback = webpEncoderFallback(settings);
+      // Past its limit with nothing left to try, libwebp's bit writers had no room for more VP8 data.
+      if (!fallback && status === OVER_LIMIT) throw resultTooLarge(maxBytes);
       if (!fallback) check(status, 'encode');
       settings = fallback!;
       fallbacks++;

@@ -4,10 +4,12 @@ import type { WebpStream } from './header';
  * What the libwebp codec (decode.ts, encode.ts) costs in WebAssembly memory, as
  * upper bounds from the header alone. The `*LimitBytes` figures are given to the instance as the
  * most libwebp may allocate (codecs/webp/memory.c), so no file can make it take more: a request
- * past the limit fails with CONVERSION_FAILED. The `*WasmBytes` figures add what lies below the
+ * past the limit fails with CONVERSION_FAILED (FILE_TOO_LARGE when the encoder's VP8 data outgrew its
+ * room). The `*WasmBytes` figures add what lies below the
  * heap (static data, 256 KB of stack) and malloc's own slack, and bound the memory the instance
  * grows to, which is what codecs/wasm-memory.ts measures. Figures were measured with the test
- * photos at 1, 4, 12 and 24 MP (memory.test.ts checks them on real runs).
+ * photos at 1, 4, 12, 24 and 48 MP (memory.test.ts and test/workers/full-size.test.ts check them on
+ * real runs).
  */
 
 const MiB = 1024 * 1024;
