@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { FORMATS } from './formats/index';
 import { largestFitting, MB, peakBytes, phasePeaks, pixelsOf } from './memory-plan';
-import { memoryPlan, withInputPixels, withOutputPixels, type ProcessingPlan } from './plan';
+import { fitResultToBudget, memoryPlan, withInputPixels, withOutputPixels, type ProcessingPlan } from './plan';
 import type { Dimensions } from './types';
 
 /**
@@ -46,7 +46,8 @@ export function assertFitsMemory(plan: ProcessingPlan, budgetBytes: number): voi
   if (peak <= budgetBytes) return;
   const needed = `needs about ${Math.ceil(peak / MB)} MB of memory, more than a Worker has for one image (${Math.floor(budgetBytes / MB)} MB)`;
   const detail = { phases: phasePeaks(memoryPlan(plan)), budgetBytes };
-  const fitsWithOutput = (pixels: number) => peakBytes(memoryPlan(withOutputPixels(plan, pixels))) <= budgetBytes;
+  // A smaller result may fit once its bound is capped to what the budget leaves (PNG, WebP), as the run would plan it.
+  const fitsWithOutput = (pixels: number) => peakBytes(memoryPlan(fitResultToBudget(withOutputPixels(plan, pixels), budgetBytes))) <= budgetBytes;
   if (fitsWithOutput(1)) {
     const { label } = FORMATS[plan.outputFormat];
     const largest = largestFitting(fitsWithOutput, pixelsOf(plan.output));
@@ -58,7 +59,8 @@ export function assertFitsMemory(plan: ProcessingPlan, budgetBytes: number): voi
     );
   }
   const { label } = plan.file.format;
-  const largest = largestFitting((pixels) => peakBytes(memoryPlan(withInputPixels(plan, pixels))) <= budgetBytes, pixelsOf(plan.stored));
+  const fitsWithInput = (pixels: number) => peakBytes(memoryPlan(fitResultToBudget(withInputPixels(plan, pixels), budgetBytes))) <= budgetBytes;
+  const largest = largestFitting(fitsWithInput, pixelsOf(plan.stored));
   throw new AppError(
     'FILE_TOO_LARGE',
     `Processing this ${plan.stored.width}x${plan.stored.height} ${label} image (${megapixels(plan.stored)} megapixels) this way ${needed}; ` +

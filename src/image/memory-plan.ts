@@ -34,6 +34,11 @@ export interface EncoderCost {
    * worth for one that writes as rows come, the whole file for one that writes it in one call.
    */
   burstBytes: number;
+  /**
+   * Bytes held once every row has arrived, the decoder and stages done, where the encoder then
+   * does its main work on a picture it has collected (libwebp); `streaming` holds until the end otherwise.
+   */
+  finishing?: number;
 }
 
 export interface MemoryPlan {
@@ -44,8 +49,8 @@ export interface MemoryPlan {
   stages: number;
   /** A whole frame between decoder and encoder (the oriented frame), 0 if none. */
   frame: number;
-  /** The encoder with what its result sink holds. */
-  encoder: { streaming: number };
+  /** The encoder with what its result sink holds (beside its main work, for one that has `finishing`). */
+  encoder: { streaming: number; finishing?: number };
 }
 
 export type Phase = 'decode' | 'stream' | 'encode';
@@ -58,7 +63,7 @@ export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
     decode: inputBytes + decoder.open,
     // The encoder starts as soon as rows arrive, unless a frame has to be complete first.
     stream: inputBytes + decoder.streaming + stages + frame + (splitsRun ? 0 : encoder.streaming),
-    encode: inputBytes + frame + encoder.streaming,
+    encode: inputBytes + frame + Math.max(encoder.streaming, encoder.finishing ?? 0),
   };
 }
 

@@ -154,6 +154,7 @@ async function encode(plan: ProcessingPlan, source: RowSource, sink: ResultSink)
     quality: plan.quality,
     orientation: plan.orientInEncoder ? plan.orientation : 1,
     lowMemory: plan.lowMemory,
+    maxBytes: plan.maxResultBytes,
   };
   try {
     await encoder.encode(source, options, sink);

@@ -1,5 +1,5 @@
 import { FORMATS, type ImageFile } from './formats/index';
-import { MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
+import { largestFitting, MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
 import type { Colour, Region } from './operations';
 import { orientedFrameChannels } from './stages/oriented-frame';
 import { resizeScratchBytes } from './stages/resize';
@@ -76,7 +76,11 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const format = FORMATS[plan.outputFormat];
   const facts = encodeFacts(plan);
   const cost = format.encodeCost(facts);
-  const encoder = { streaming: cost.streaming + plan.resultHeldBytes(format.resultBound(facts), cost.burstBytes) };
+  const resultHeld = plan.resultHeldBytes(format.resultBound(facts), cost.burstBytes);
+  const encoder =
+    cost.finishing === undefined
+      ? { streaming: cost.streaming + resultHeld }
+      : { streaming: cost.streaming, finishing: cost.finishing + resultHeld };
   const beforeOrientation = resize ?? decoded;
   let stages = 0;
   if (plan.decode.region) stages += band(decoded.width);
@@ -147,19 +151,23 @@ export function chooseLowMemory(plan: ProcessingPlan, budgetBytes: number): bool
 
 /**
  * A lossless result's size is unknown until it is made, and its bound (PNG: rows that do not
- * compress at all) is 1.3-2 times what photos come out at. Where the bound would not fit the budget, the
- * result is allowed what remains instead, down to half the bound; a file that turns out larger
- * fails with FILE_TOO_LARGE (result-buffer.ts) instead of the isolate running out of memory.
+ * compress at all) is 1.3-2 times what photos come out at; a lossy WebP's bound (room in libwebp's
+ * bit writers and the result for 1.6 times a detailed photo) is as far above what large photos
+ * need. Where the bound would not fit the budget, the result is allowed what remains instead, down
+ * to the format's floor (half the bound unless it says otherwise); a file that turns out larger
+ * fails with FILE_TOO_LARGE or CONVERSION_FAILED (result-buffer.ts, the encoder's memory limit)
+ * instead of the isolate running out of memory.
  */
 export function fitResultToBudget(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
   const format = FORMATS[plan.outputFormat];
   if (!format.resultMayBeCapped) return plan;
-  const full = memoryPlan(plan);
-  const excess = peakBytes(full) - budgetBytes;
-  if (excess <= 0) return plan;
+  if (peakBytes(memoryPlan(plan)) <= budgetBytes) return plan;
   const bound = format.resultBound(encodeFacts(plan));
-  if (bound - excess < bound / 2) return plan;
-  return { ...plan, maxResultBytes: Math.floor(bound - excess) };
+  const fits = (maxResultBytes: number) => peakBytes(memoryPlan({ ...plan, maxResultBytes })) <= budgetBytes;
+  // Searched rather than bound minus the excess: an encoder may also hold room for its result (libwebp).
+  const cap = largestFitting(fits, bound);
+  if (cap < bound * (format.resultCapFloor ?? 1 / 2) || !fits(cap)) return plan;
+  return { ...plan, maxResultBytes: cap };
 }
 
 const scale = ({ width, height }: Dimensions, factor: number): Dimensions => ({

@@ -12,7 +12,8 @@ const Resizable = ArrayBuffer as unknown as new (byteLength: number, options: { 
 
 const GROWTH_BYTES = 1 << 20;
 
-export function resultTooLarge(maxBytes: number, needed: number): AppError {
+/** A result that outgrew the room the memory plan gave it (`needed`: as far as it got, if known). */
+export function resultTooLarge(maxBytes: number, needed?: number): AppError {
   return new AppError(
     'FILE_TOO_LARGE',
     `The result would be larger than ${Math.floor(maxBytes / 2 ** 20)} MB, more than a Worker can hold for it; ask for a smaller size or a lower quality.`,

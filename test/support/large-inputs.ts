@@ -3,8 +3,8 @@
  * The full-size inputs the memory and speed checks run on: the corpus photos (12 and 24 MP JPEG,
  * 12 MP WebP and AVIF) and what sharp makes from them where the corpus has no such file (a
  * progressive and an EXIF-rotated 12 MP JPEG, PNG, WebP and AVIF at 24 MP, a 48 MP JPEG made of
- * four 12 MP photos). Made once and cached in test-output/inputs/ (not committed); test/workers
- * reach them through the LARGE service binding, `npm run bench` reads them directly.
+ * four 12 MP photos, a 48 MP WebP of the 24 MP photo upscaled). Made once and cached in
+ * test-output/inputs/ (not committed); test/workers reach them through the LARGE service binding, `npm run bench` reads them directly.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -28,6 +28,8 @@ const MAKERS: Record<string, () => Promise<Uint8Array>> = {
   'jpeg-48mp.jpg': async () => (await mosaic48()).jpeg({ quality: 90 }).toBuffer(),
   'webp-12mp.webp': () => photo('photo-12mp.webp'),
   'webp-24mp.webp': async () => sharp(await photo('photo-24mp.jpg')).webp({ quality: 90 }).toBuffer(),
+  // The 24 MP photo upscaled to 8000x6000 (48 MP), as sharp's WebP at its default quality.
+  'webp-48mp.webp': async () => sharp(await photo('photo-24mp.jpg')).resize(8000, 6000).webp().toBuffer(),
   'png-12mp.png': async () => sharp(await photo('photo-12mp.jpg')).png({ compressionLevel: 6 }).toBuffer(),
   // A 24 MP photo as PNG is 50-70 MB, over the Pro plan's 50 MB upload: softened to 41 MB so the
   // API accepts it (the pixels, not the file size, are what the pipeline's memory depends on).

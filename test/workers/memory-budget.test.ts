@@ -69,6 +69,20 @@ describe('streaming stages', () => {
   });
 });
 
+describe('a WebP result capped to what the budget leaves (plan.ts fitResultToBudget)', () => {
+  it('is the same file an uncapped run makes, from a run that holds at most the smaller budget', async () => {
+    const input = await corpus('photos/photo-12mp.jpg');
+    const operation = op({ kind: 'convert', format: 'webp' });
+    // Both runs take libwebp's low_memory mode (the token buffer would not fit); 48 MiB leaves room for the whole bound.
+    const uncapped = await processImage(input, operation, { ...DEFAULTS, memoryBudgetBytes: 48 * MiB });
+    const tight = { ...DEFAULTS, memoryBudgetBytes: uncapped.plannedPeakBytes - 8 * MiB };
+    const capped = await processImage(input, operation, tight);
+    expect(capped.plannedPeakBytes).toBeLessThanOrEqual(tight.memoryBudgetBytes);
+    expect(capped.peakBytes).toBeLessThanOrEqual(capped.plannedPeakBytes);
+    expect(sameBytes(capped.bytes, uncapped.bytes)).toBe(true);
+  });
+});
+
 describe('refusals from the header', () => {
   it('names the largest size that fits when even the low-memory modes cannot fit the budget', async () => {
     const small = { ...DEFAULTS, memoryBudgetBytes: 24 * MiB };

@@ -75,6 +75,8 @@ export interface FormatInfo {
    * need: the plan may give it less than the bound (plan.ts fitResultToBudget).
    */
   resultMayBeCapped: boolean;
+  /** The smallest share of the bound a capped result may be left (1/2 unless given). */
+  resultCapFloor?: number;
 }
 
 /** A format as its folder defines it, with its own header type; `defineFormat` makes the registry row. */

@@ -62,6 +62,12 @@ export interface EncodeOptions {
   /** 1..100; lossless encoders ignore it. */
   quality: number;
   /**
+   * Most bytes the file may have where the plan capped it below the format's bound
+   * (fitResultToBudget): an encoder that holds room for its result (libwebp) takes no more.
+   * The result's sink enforces the same cap.
+   */
+  maxBytes?: number;
+  /**
    * The plan asks for the encoder's low-memory mode where it has one (JPEG: libjpeg's standard
    * Huffman tables instead of a whole-image coefficient buffer). Unset: the encoder decides.
    */

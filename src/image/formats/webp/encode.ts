@@ -1,5 +1,5 @@
 import { concat } from '../../bytes';
-import { ResultBuffer } from '../../result-buffer';
+import { ResultBuffer, resultTooLarge } from '../../result-buffer';
 import type { ResultSink } from '../../result-sink';
 import { copyPixels } from '../../run-context';
 import { applyOrientation } from '../../stages/orient';
@@ -87,7 +87,8 @@ export async function writeWebp(source: RowSource, options: EncodeOptions, outpu
     });
     wasm = instance;
     const lib = instance.instance;
-    lib._codec_memory_set_limit(webpEncoderLimitBytes(outWidth, outHeight, alpha, quality, lowMemory));
+    // The bit writers get room for as much VP8 data as the result may take (the plan's cap, when it gave one).
+    lib._codec_memory_set_limit(webpEncoderLimitBytes(outWidth, outHeight, alpha, quality, lowMemory, options.maxBytes));
     encoder = lib._encoder_create(outWidth, outHeight, alpha ? 1 : 0);
     if (!encoder) throw outOfMemory('libwebp encoder_create');
     const check = (status: number, what: string) => {
@@ -129,6 +130,8 @@ export async function writeWebp(source: RowSource, options: EncodeOptions, outpu
       }
       // A retry writes the file from its start: only possible while none of it has gone out.
       const fallback: WebpEncoderSettings | null = output.length === 0 ? webpEncoderFallback(settings) : null;
+      // Past its limit with nothing left to try, libwebp's bit writers had no room for more VP8 data.
+      if (!fallback && status === OVER_LIMIT) throw resultTooLarge(options.maxBytes ?? webpResultBytes(width * height));
       if (!fallback) check(status, 'encode');
       settings = fallback!;
       fallbacks++;

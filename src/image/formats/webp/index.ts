@@ -3,7 +3,9 @@ import { defineFormat, type EncodeFacts } from '../format';
 import { openWebpDecode } from './decode';
 import { webpEncoder } from './encode';
 import { readWebpHeader, verifyFirstFrame } from './header';
-import { WEBP_BAND_ROWS, webpDecoderWasmBytes, webpEncodedBytesMax, webpEncoderWasmBytes, webpResultBytes } from './memory';
+import { WEBP_BAND_ROWS, webpDecoderWasmBytes, webpEncodedBytesMax, webpEncoderImportWasmBytes, webpEncoderWasmBytes, webpResultBytes } from './memory';
+
+const MiB = 2 ** 20;
 import { stripWebp } from './strip';
 
 export const webp = defineFormat({
@@ -22,7 +24,10 @@ export const webp = defineFormat({
   shrinkFactors: [1],
   maxDimension: 16_383,
   supportsAlpha: true,
-  resultMayBeCapped: false,
+  // Where the bound does not fit, the encoder gets what remains, down to a fifth of it: 0.11 bytes a
+  // pixel at quality 80, what the 12-48 MP test photos come out at (0.08-0.12; docs/performance.md).
+  resultMayBeCapped: true,
+  resultCapFloor: 1 / 5,
   encoder: webpEncoder,
   // libwebp's instance (a few rows of state for a lossy file, the whole ARGB image for a lossless
   // one) and in JavaScript a band of canvas width for an animation's frame and one for a crop.
@@ -30,14 +35,20 @@ export const webp = defineFormat({
     const bytes = webpDecoderWasmBytes({ ...stream, ...stored }) + 2 * WEBP_BAND_ROWS * stored.width * 4;
     return { open: bytes, streaming: bytes };
   },
-  // libwebp holds the whole picture as YUV 4:2:0 and its work, and writes the file in one call at the end.
-  encodeCost: (facts) => ({
-    streaming: webpEncoderWasmBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality, facts.lowMemory),
-    burstBytes: webpResultBound(facts),
-  }),
+  // libwebp collects the whole picture as YUV 4:2:0 while rows arrive; once they have, it encodes:
+  // its work and its bit writers with room for the VP8 data the result may have, then writes the
+  // whole file into the result's sink in one call.
+  encodeCost: (facts) => {
+    const { output, alpha, quality, lowMemory, maxResultBytes } = facts;
+    return {
+      streaming: webpEncoderImportWasmBytes(output.width, output.height, alpha),
+      finishing: webpEncoderWasmBytes(output.width, output.height, alpha, quality, lowMemory, maxResultBytes),
+      burstBytes: webpResultBound(facts),
+    };
+  },
   resultBound: (facts) => webpResultBound(facts),
 });
 
-function webpResultBound({ output, alpha, quality }: EncodeFacts): number {
-  return Math.min(webpResultBytes(output.width * output.height), webpEncodedBytesMax(output.width, output.height, alpha, quality));
+function webpResultBound({ output, alpha, quality, maxResultBytes = Infinity }: EncodeFacts): number {
+  return Math.min(webpResultBytes(output.width * output.height), webpEncodedBytesMax(output.width, output.height, alpha, quality), maxResultBytes);
 }

@@ -120,6 +120,11 @@ describe('libwebp memory', () => {
     expect(stats.wasmBytes).toBeLessThanOrEqual(webpEncoderWasmBytes(2000, 2000, false, 100));
   });
 
+  it('refuses with FILE_TOO_LARGE a picture whose VP8 data outgrows the room the plan gave the result', async () => {
+    const encoding = encodeWebp(bandsOf(noise(1000, 1000), [16], false), { quality: 80, orientation: 1, lowMemory: true, maxBytes: 300_000 });
+    await expect(encoding).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+  });
+
   it('compresses alpha losslessly up to 1.6 MP and stores it as it is above, under the bounds', async () => {
     const photo = (await decodePeak(await corpus('photos/photo-12mp.webp'))).image;
     for (const [side, compression] of [[1200, 1], [1300, 0]]) {

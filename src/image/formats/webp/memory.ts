@@ -4,10 +4,12 @@ import type { WebpStream } from './header';
  * What the libwebp codec (decode.ts, encode.ts) costs in WebAssembly memory, as
  * upper bounds from the header alone. The `*LimitBytes` figures are given to the instance as the
  * most libwebp may allocate (codecs/webp/memory.c), so no file can make it take more: a request
- * past the limit fails with CONVERSION_FAILED. The `*WasmBytes` figures add what lies below the
+ * past the limit fails with CONVERSION_FAILED (FILE_TOO_LARGE when the encoder's VP8 data outgrew its
+ * room). The `*WasmBytes` figures add what lies below the
  * heap (static data, 256 KB of stack) and malloc's own slack, and bound the memory the instance
  * grows to, which is what codecs/wasm-memory.ts measures. Figures were measured with the test
- * photos at 1, 4, 12 and 24 MP (memory.test.ts checks them on real runs).
+ * photos at 1, 4, 12, 24 and 48 MP (memory.test.ts and test/workers/full-size.test.ts check them on
+ * real runs).
  */
 
 const MiB = 1024 * 1024;
@@ -136,23 +138,60 @@ function photoOutputBytesPerPixel(quality: number): number {
 }
 
 /**
- * The most libwebp may allocate to encode a width x height picture at `quality`, whatever settings
- * the encoder falls back to (the instance's limit):
- * - the picture, YUV 4:2:0 (1.5 bytes a pixel) and the alpha plane (1 byte);
- * - the import of one band: its RGBA rows and libwebp's conversion of them (about 6.5 bytes a pixel
- *   of a band of 64 rows, plus the odd row carried over);
- * - the work, the largest of: macroblock state (0.35 bytes a pixel) with the partition buffers
- *   (twice the VP8 data: they double as they fill); the token buffer where it is tried (about 22
- *   times the VP8 data, at most 30 MiB); the lossless alpha encoder where it is used; an alpha
- *   plane stored as it is (a copy and the chunk).
+ * libwebp's encoder state besides the picture (webp_enc.c InitVP8Encoder, the figure it prints
+ * with PRINT_MEMORY_INFO): per macroblock its info (4 bytes) and 16 intra prediction modes, and two
+ * rows of top samples; the structure itself is in FIXED.
  */
-export function webpEncoderLimitBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false): number {
+function encoderStateBytes(width: number, height: number): number {
+  const mbWidth = Math.ceil(width / 16);
+  const mbHeight = Math.ceil(height / 16);
+  return 4 * mbWidth * mbHeight + (4 * mbWidth + 1) * (4 * mbHeight + 1) + 2 * 16 * mbWidth + 4 * (mbWidth + 1);
+}
+
+/**
+ * What libwebp's bit writers hold to make `vp8Bytes` of VP8 data (utils/bit_writer_utils.c): a
+ * partition's buffer doubles as it fills, the old one still held while it is copied into the new
+ * (1.5 times the capacity reached), and partition 0 (the modes, at most 512 KB) is made at the end
+ * beside the full token partition, from mb_w * mb_h * 7/8 bytes up.
+ */
+function partitionBytes(width: number, height: number, vp8Bytes: number): number {
+  const partition0 = 1.5 * Math.max(Math.ceil(width / 16) * Math.ceil(height / 16) * (7 / 8), MiB);
+  return Math.max(1.5 * vp8Bytes, vp8Bytes + partition0);
+}
+
+/** The import of one band: its RGBA rows and libwebp's YUV conversion of them (the odd row carried over too). */
+function bandImportBytes(width: number, height: number, alpha: boolean): number {
+  return (ENCODER_BAND_ROWS_MAX + 1) * Math.max(width, height) * (4 + 1.5 + (alpha ? 1 : 0));
+}
+
+/** libwebp's picture: YUV 4:2:0 (1.5 bytes a pixel) and the alpha plane (1 byte). */
+function pictureBytes(width: number, height: number, alpha: boolean): number {
+  const pixels = width * height;
+  return pixels + 2 * Math.ceil(width / 2) * Math.ceil(height / 2) + (alpha ? pixels : 0);
+}
+
+/** The WebAssembly memory the encoder holds while bands are imported, before it encodes. */
+export function webpEncoderImportWasmBytes(width: number, height: number, alpha: boolean): number {
+  return wasmBytes(FIXED + pictureBytes(width, height, alpha) + bandImportBytes(width, height, alpha));
+}
+
+/**
+ * The most libwebp may allocate to encode a width x height picture at `quality`, whatever settings
+ * the encoder falls back to (the instance's limit): the picture, YUV 4:2:0 (1.5 bytes a pixel) and
+ * the alpha plane (1 byte), and then the larger of
+ * - the import of one band (its rectangle buffer is freed before the encode), and
+ * - the work: the encoder state with the bit writers holding at most `vp8Bytes` of VP8 data
+ *   (webpVp8BytesMax unless the plan gave the result less); the token buffer where it is tried
+ *   (about 22 times a detailed photo's VP8 data, at most 30 MiB); the lossless alpha encoder where
+ *   it is used; an alpha plane stored as it is (a copy and the chunk).
+ */
+export function webpEncoderLimitBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false, vp8Bytes?: number): number {
   const pixels = width * height;
   const settings = webpEncoderSettings(width, height, alpha, lowMemory);
-  const picture = pixels + 2 * Math.ceil(width / 2) * Math.ceil(height / 2) + (alpha ? pixels : 0);
-  const bandImport = (ENCODER_BAND_ROWS_MAX + 1) * Math.max(width, height) * 6.5;
+  const picture = pictureBytes(width, height, alpha);
   const output = photoOutputBytesPerPixel(quality) * pixels;
-  const lowMemoryWork = 0.35 * pixels + 2 * output;
+  const data = Math.min(vp8Bytes ?? Infinity, webpVp8BytesMax(width, height, quality));
+  const lowMemoryWork = encoderStateBytes(width, height) + partitionBytes(width, height, data);
   const tokenWork = settings.lowMemory ? 0 : Math.min(TOKEN_BUFFER_MAX, 22 * output);
   let work = Math.max(lowMemoryWork, tokenWork);
   if (alpha) {
@@ -160,23 +199,30 @@ export function webpEncoderLimitBytes(width: number, height: number, alpha: bool
     const alphaPhase = settings.alphaCompression ? ALPHA_LOSSLESS_BYTES_PER_PIXEL * pixels : 2 * pixels;
     work = Math.max(alphaPhase, pixels + work);
   }
-  return FIXED + picture + bandImport + work;
+  return FIXED + picture + Math.max(bandImportBytes(width, height, alpha), work);
 }
 
 /**
- * The largest file the encoder can make within its limit: libwebp holds the VP8 data in partition
- * buffers allowed twice a detailed photo's size (and an alpha plane at most as it is), so a picture
- * that would come out larger (white noise, mostly) fails inside libwebp before any such file exists.
- * The result buffer is capped here too, not at the noise bound: the same bytes are not counted twice.
+ * The most VP8 data the encoder is allowed to make, 1.6 times a detailed photo's at `quality`: the
+ * bit writers are given room for it (and no more), so a picture that would come out larger (white
+ * noise, mostly) fails inside libwebp before any such file exists.
+ */
+function webpVp8BytesMax(width: number, height: number, quality: number): number {
+  return 1.6 * photoOutputBytesPerPixel(quality) * width * height;
+}
+
+/**
+ * The largest file the encoder can make within its limit: the VP8 data the bit writers have room
+ * for and an alpha plane at most as it is. The result buffer is capped here too, not at the noise
+ * bound: the same bytes are not counted twice.
  */
 export function webpEncodedBytesMax(width: number, height: number, alpha: boolean, quality: number): number {
-  const pixels = width * height;
-  return Math.ceil(2 * photoOutputBytesPerPixel(quality) * pixels + (alpha ? pixels : 0)) + 64 * 1024;
+  return Math.ceil(webpVp8BytesMax(width, height, quality) + (alpha ? width * height : 0)) + 64 * 1024;
 }
 
 /** The WebAssembly memory an encode of a width x height picture at `quality` grows to at most. */
-export function webpEncoderWasmBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false): number {
-  return wasmBytes(webpEncoderLimitBytes(width, height, alpha, quality, lowMemory));
+export function webpEncoderWasmBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false, vp8Bytes?: number): number {
+  return wasmBytes(webpEncoderLimitBytes(width, height, alpha, quality, lowMemory, vp8Bytes));
 }
 
 /** Most bytes a file can have: white noise (the least compressible picture) at any quality. */
