@@ -2,9 +2,9 @@
  * The Worker bench/png-codec.ts runs in workerd: the PNG codec of src/image/formats/png behind a few
  * routes, so its time and memory are workerd's, measured from outside.
  */
-import { openPng, readPngHeader } from '../src/image/formats/png/decode.ts';
-import { DEFAULT_PNG_ENCODE, encodePng } from '../src/image/formats/png/encode.ts';
-import type { FilterStrategy } from '../src/image/formats/png/filter.ts';
+import { openPng } from '../src/image/formats/png/decode.ts';
+import { readPngHeader } from '../src/image/formats/png/header.ts';
+import { DEFAULT_PNG_ENCODE, encodePng, type FilterStrategy } from '../src/image/formats/png/encode.ts';
 import { frameSource } from '../test/support/row-sources.ts';
 
 
