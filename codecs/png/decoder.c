@@ -43,7 +43,7 @@ enum colour_type { GREY = 0, RGB = 2, PALETTE = 3, GREY_ALPHA = 4, RGBA = 6 };
 struct pass {
   int x0, y0, dx, dy, width, height;
   /* Offset of the pass's first filter byte in the inflated data. */
-  uint32_t offset;
+  uint64_t offset;
   size_t row_bytes; /* without the filter byte */
   uint8_t *row, *prior; /* filter byte at [0] */
   int rows_read;
@@ -102,12 +102,12 @@ struct decoder *decoder_create(int width, int height, int bit_depth, int colour_
   d->region_height = region_height;
   d->band_rows = band_rows;
   d->y = 0;
-  uint32_t offset = 0;
+  uint64_t offset = 0;
   for (int i = 0; i < (interlaced ? 7 : 1); i++) {
     const int *layout = interlaced ? ADAM7[i] : (const int[4]){0, 0, 1, 1};
-    int pass_width = width > layout[0] ? (width - layout[0] + layout[2] - 1) / layout[2] : 0;
-    int pass_height = height > layout[1] ? (height - layout[1] + layout[3] - 1) / layout[3] : 0;
-    size_t row_bytes = ((size_t)pass_width * bits + 7) / 8;
+    int pass_width = width > layout[0] ? ((int64_t)width - layout[0] + layout[2] - 1) / layout[2] : 0;
+    int pass_height = height > layout[1] ? ((int64_t)height - layout[1] + layout[3] - 1) / layout[3] : 0;
+    size_t row_bytes = ((uint64_t)pass_width * bits + 7) / 8;
     if (pass_width > 0 && pass_height > 0) {
       struct pass *p = &d->passes[d->pass_count];
       *p = (struct pass){ layout[0], layout[1], layout[2], layout[3], pass_width, pass_height, offset, row_bytes };
@@ -117,7 +117,7 @@ struct decoder *decoder_create(int width, int height, int bit_depth, int colour_
       p->input = malloc(INPUT_BYTES);
       if (!p->row || !p->prior || !p->input) fail(d, CODEC_OUT_OF_MEMORY, "png: no memory for rows");
     }
-    if (pass_width > 0) offset += pass_height * (1 + row_bytes);
+    if (pass_width > 0) offset += (uint64_t)pass_height * (1 + row_bytes);
   }
   int rows = band_rows < region_height ? band_rows : region_height;
   d->band = malloc((size_t)rows * region_width * 4);
@@ -177,8 +177,8 @@ static int start_stream(struct decoder *d, int index) {
   inflateValidate(&p->z, 0);
   /* The passes before this one, dropped through the input buffer (its bytes are read by then). */
   uint8_t scratch[4096];
-  for (uint32_t left = p->offset; left > 0;) {
-    uint32_t n = left < sizeof scratch ? left : sizeof scratch;
+  for (uint64_t left = p->offset; left > 0;) {
+    size_t n = left < sizeof scratch ? left : sizeof scratch;
     int status = inflate_into(d, index, scratch, n);
     if (status) return status;
     left -= n;

@@ -17,18 +17,18 @@ export const png = defineFormat({
   verify: verifyPngChunks,
   strip: stripPng,
   decode: openPng,
-  work: { decode: 65, encode: 175 },
+  work: { decode: 20, encode: 55 },
   shrinkFactors: [1],
   maxDimension: 2 ** 31 - 1,
   supportsAlpha: true,
   resultMayBeCapped: true,
   encoder: pngEncoder,
-  // Rows in JavaScript and the runtime's inflaters (one per Adam7 pass), whatever the size.
+  // The codec's WebAssembly memory: the band, and an inflate stream and two rows per Adam7 pass.
   decodeCost: (header, { stored, decode }) => {
     const bytes = pngDecodeBytes({ ...header, ...stored }, decode.region?.width ?? stored.width);
     return { open: bytes, streaming: bytes };
   },
-  // Rows, the runtime's deflate and the file (as large as the filtered rows at worst).
+  // The codec's WebAssembly memory (deflate, rows, a band) and the file (as large as the filtered rows at worst).
   encodeCost: (facts) => ({ streaming: pngEncodeBytes(facts.output.width, facts.output.height, pngOutputChannels(facts.alpha, facts.grey), pngResultBound(facts)) }),
   resultBound: (facts) => pngResultBound(facts),
 });
