@@ -1,7 +1,6 @@
 import { ResultBuffer } from '../../result-buffer';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
 import { PNG_SIGNATURE, pngChunk } from './header';
-import { PNG_ENCODE_BAND_ROWS } from './memory';
 import { openPngZlib, statusError } from './png-zlib';
 import { GREY, GREY_ALPHA, RGB, RGBA } from './structure';
 
@@ -14,6 +13,8 @@ import { GREY, GREY_ALPHA, RGB, RGBA } from './structure';
 
 /** Largest IDAT chunk data (encoder.c's IDAT_BYTES). */
 export const IDAT_BYTES = 64 * 1024;
+/** Rows of RGBA the encoder takes into its memory at once. */
+export const PNG_ENCODE_BAND_ROWS = 16;
 
 /**
  * How each row's filter is chosen (PNG spec, 9.2): 'adaptive' is libpng's heuristic, the filter

@@ -1,5 +1,5 @@
 import { PNG_BAND_ROWS } from './decode';
-import { IDAT_BYTES, pngFileBound } from './encode';
+import { IDAT_BYTES, PNG_ENCODE_BAND_ROWS, pngFileBound } from './encode';
 import { passes, rowBytes, type PixelLayout } from './structure';
 
 /*
@@ -17,8 +17,6 @@ const WASM_BASE_BYTES = 256 * KIB + 64 * KIB;
 const INFLATE_STREAM_BYTES = 40 * KIB + 32 * KIB;
 /** deflate's state at levels 1-9 with the default memLevel: 64 KiB window, 64 KiB prev and head chains, 64 KiB pending buffer, and the state. */
 const DEFLATE_STATE_BYTES = 264 * KIB;
-/** Rows of RGBA the encoder takes into its memory at once. */
-export const PNG_ENCODE_BAND_ROWS = 16;
 
 /** All a decode holds: the band, and per non-empty pass (one, or up to seven with Adam7) an inflate stream and two rows. */
 export function pngDecodeBytes(png: PixelLayout, regionWidth = png.width, bandRows = PNG_BAND_ROWS): number {
