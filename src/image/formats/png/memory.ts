@@ -15,6 +15,9 @@ const KIB = 1024;
 const WASM_BASE_BYTES = 256 * KIB + 64 * KIB;
 /** inflate's state (~7 KiB) and its 32 KiB window, and the 32 KiB of compressed input a stream reads at once. */
 const INFLATE_STREAM_BYTES = 40 * KIB + 32 * KIB;
+/** decoder.c's room after each row for SIMD loads, and what the allocator adds to a block at most. */
+const ROW_PADDING = 16;
+const ALLOCATION_HEADER = 16;
 /** deflate's state at levels 1-9 with the default memLevel: 64 KiB window, 64 KiB prev and head chains, 64 KiB pending buffer, and the state. */
 const DEFLATE_STATE_BYTES = 264 * KIB;
 
@@ -23,7 +26,7 @@ export function pngDecodeBytes(png: PixelLayout, regionWidth = png.width, bandRo
   let bytes = WASM_BASE_BYTES + Math.min(bandRows, png.height) * regionWidth * 4;
   for (const pass of passes(png)) {
     if (pass.width === 0 || pass.height === 0) continue;
-    bytes += INFLATE_STREAM_BYTES + 2 * (1 + rowBytes(png, pass.width) + 16 + 16);
+    bytes += INFLATE_STREAM_BYTES + 2 * (1 + rowBytes(png, pass.width) + ROW_PADDING + ALLOCATION_HEADER);
   }
   return bytes;
 }
@@ -39,6 +42,6 @@ export function pngOutputChannels(alpha: boolean, grey: boolean): number {
  * `fileBytes` (`pngFileBound`, incompressible pixels, unless the plan gives it less).
  */
 export function pngEncodeBytes(width: number, height: number, channels: number, fileBytes = pngFileBound(width, height, channels)): number {
-  const row = width * channels + 16;
-  return WASM_BASE_BYTES + DEFLATE_STATE_BYTES + 7 * row + Math.min(PNG_ENCODE_BAND_ROWS, height) * width * 4 + 16 + (12 + IDAT_BYTES) + fileBytes;
+  const row = 1 + width * channels + ALLOCATION_HEADER;
+  return WASM_BASE_BYTES + DEFLATE_STATE_BYTES + 7 * row + Math.min(PNG_ENCODE_BAND_ROWS, height) * width * 4 + ALLOCATION_HEADER + (12 + IDAT_BYTES) + fileBytes;
 }
