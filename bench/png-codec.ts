@@ -4,9 +4,9 @@
  * against sharp in this process (libspng/libpng + zlib-ng, `sharp.concurrency(1)`), on the 12 MP
  * and 1 MP corpus photos and a generated screenshot-like image:
  * - decode time of 12 MP PNGs (RGB, RGBA, Adam7) written by sharp;
- * - encode time and bytes per filter strategy against sharp's default `png()`;
- * - workerd's RSS growth during each, and per open zlib stream (what the runtime's zlib holds
- *   outside JavaScript, which src/image/formats/png/memory.ts budgets).
+ * - encode time and bytes per filter strategy and zlib level against sharp's default `png()`;
+ * - workerd's RSS growth during each (the codec's WebAssembly memory is what
+ *   src/image/formats/png/memory.ts budgets).
  * Times are medians of `runs` (default 5) after one warm-up; workerd's include the request, so
  * the median of an empty request with the same body and reply size is subtracted.
  */
@@ -22,6 +22,9 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const PHOTOS = path.resolve(ROOT, '../shared/corpus/photos');
 const RUNS = Number(process.argv[2] ?? 5);
 const MB = 2 ** 20;
+// The encoder's defaults (src/image/formats/png/encode.ts DEFAULT_PNG_ENCODE), whose RSS is measured.
+const DEFAULT_FILTER = 'up';
+const DEFAULT_LEVEL = 1;
 
 sharp.concurrency(1);
 sharp.cache(false);
@@ -47,11 +50,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** workerd serving `script` on a free port, started directly (the binary Miniflare uses). */
-async function startWorkerd(script: string): Promise<{ url: string; pid: number; stop: () => void }> {
+/**
+ * workerd serving `script` on a free port, started directly (the binary Miniflare uses), with the
+ * codec's WebAssembly modules beside it (the bundle imports them by file name, as wrangler's does).
+ */
+async function startWorkerd(script: string, wasmFiles: string[]): Promise<{ url: string; pid: number; stop: () => void }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'png-codec-'));
   const port = await freePort();
   writeFileSync(path.join(dir, 'worker.js'), script);
+  for (const file of wasmFiles) writeFileSync(path.join(dir, path.basename(file)), readFileSync(file));
+  const wasmModules = wasmFiles.map((file) => `, (name = "${path.basename(file)}", wasm = embed "${path.basename(file)}")`).join('');
   writeFileSync(
     path.join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
@@ -59,7 +67,7 @@ const config :Workerd.Config = (
   services = [(name = "main", worker = .worker)],
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
 );
-const worker :Workerd.Worker = (modules = [(name = "worker.js", esModule = embed "worker.js")], compatibilityDate = "2026-11-01");
+const worker :Workerd.Worker = (modules = [(name = "worker.js", esModule = embed "worker.js")${wasmModules}], compatibilityDate = "2026-11-01");
 `,
   );
   const child = spawn(path.join(ROOT, 'node_modules/.bin/workerd'), ['serve', path.join(dir, 'config.capnp')], { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -94,6 +102,7 @@ async function rssGrowth<T>(pid: number, run: () => Promise<T>): Promise<number>
 }
 
 async function main(): Promise<void> {
+  const wasmFiles = new Set<string>();
   const bundle = await build({
     entryPoints: [path.join(ROOT, 'bench/png-worker.ts')],
     bundle: true,
@@ -101,8 +110,21 @@ async function main(): Promise<void> {
     platform: 'neutral',
     target: 'es2022',
     write: false,
+    external: ['node:*'],
+    plugins: [
+      {
+        name: 'wasm-beside-the-worker',
+        setup(build) {
+          build.onResolve({ filter: /\.wasm$/ }, (args) => {
+            const file = path.resolve(args.resolveDir, args.path);
+            wasmFiles.add(file);
+            return { path: path.basename(file), external: true };
+          });
+        },
+      },
+    ],
   });
-  const workerd = await startWorkerd(bundle.outputFiles[0].text);
+  const workerd = await startWorkerd(bundle.outputFiles[0].text, [...wasmFiles]);
   const pid = workerd.pid;
   const call = async (route: string, body: Uint8Array) => {
     const response = await fetch(`${workerd.url}${route}`, { method: 'POST', body });
@@ -151,10 +173,10 @@ async function main(): Promise<void> {
     const theirs = await timed(() => sharp(png).raw().toBuffer());
     const growth = await rssGrowth(pid, () => call('/decode', png));
     const base = await rssGrowth(pid, () => call('/null', png));
-    const { heldBytes } = JSON.parse(new TextDecoder().decode(ours.result));
+    const { wasmBytes } = JSON.parse(new TextDecoder().decode(ours.result));
     console.log(
       `  ${name}: ${(png.length / MB).toFixed(1)} MiB file; ours ${ours.ms.toFixed(0)}, sharp ${theirs.ms.toFixed(0)} (x${(ours.ms / theirs.ms).toFixed(2)}); ` +
-        `JS held ${(heldBytes / 1024).toFixed(0)} KiB; RSS growth ${(growth / MB).toFixed(1)} (same body, no decode: ${(base / MB).toFixed(1)})`,
+        `WebAssembly memory ${(wasmBytes / 1024).toFixed(0)} KiB; RSS growth ${(growth / MB).toFixed(1)} (same body, no decode: ${(base / MB).toFixed(1)})`,
     );
   }
 
@@ -163,40 +185,24 @@ async function main(): Promise<void> {
     const theirs = await timed(() => sharpPng(image));
     const rgba = toRgba(image);
     const query = `width=${image.width}&height=${image.height}&alpha=0`;
-    for (const filter of ['adaptive', 'cheap-adaptive', 'none', 'paeth', 'up']) {
-      const ours = await inWorkerd(`/encode?${query}&filter=${filter}`, rgba);
+    for (const setting of ['up:1', 'adaptive:1', 'adaptive:2', 'cheap-adaptive:1', 'none:6']) {
+      const [filter, level] = setting.split(':');
+      const isDefault = filter === DEFAULT_FILTER && Number(level) === DEFAULT_LEVEL;
+      const ours = await inWorkerd(`/encode?${query}&filter=${filter}&level=${level}`, rgba);
       const decoded = await sharp(ours.result).raw().toBuffer();
       if (!decoded.equals(Buffer.from(image.data))) throw new Error(`${name} ${filter}: the PNG does not decode to its pixels`);
       const bytes = ours.result.length;
-      const growth = filter === 'cheap-adaptive' ? await rssGrowth(pid, () => call(`/encode?${query}&filter=${filter}`, rgba)) : NaN;
-      const base = filter === 'cheap-adaptive' ? await rssGrowth(pid, () => call(`/null?reply=${bytes}`, rgba)) : NaN;
+      const growth = isDefault ? await rssGrowth(pid, () => call(`/encode?${query}&filter=${filter}&level=${level}`, rgba)) : NaN;
+      const base = isDefault ? await rssGrowth(pid, () => call(`/null?reply=${bytes}`, rgba)) : NaN;
       console.log(
-        `  ${name} ${filter}: ours ${(bytes / MB).toFixed(2)} MiB in ${ours.ms.toFixed(0)}; sharp ${(theirs.result.length / MB).toFixed(2)} MiB in ${theirs.ms.toFixed(0)}; ` +
+        `  ${name} ${filter} level ${level}: ours ${(bytes / MB).toFixed(2)} MiB in ${ours.ms.toFixed(0)}; sharp ${(theirs.result.length / MB).toFixed(2)} MiB in ${theirs.ms.toFixed(0)}; ` +
           `bytes ours/sharp ${(bytes / theirs.result.length).toFixed(3)}, sharp/ours ${(theirs.result.length / bytes).toFixed(3)}; time x${(ours.ms / theirs.ms).toFixed(2)}` +
-          (filter === 'cheap-adaptive' ? `; RSS growth ${(growth / MB).toFixed(1)} (same body and reply, no encode: ${(base / MB).toFixed(1)})` : ''),
+          (isDefault ? `; RSS growth ${(growth / MB).toFixed(1)} (same body and reply, no encode: ${(base / MB).toFixed(1)})` : ''),
       );
     }
   }
 
-  console.log('\nzlib streams held open (RSS growth per stream):');
-  const zeros = await deflateZeros(2048);
-  const photoPiece = new Uint8Array(await sharpPng(photo1)).subarray(100, 2148);
-  for (const [label, kind, piece, count] of [
-    ['DecompressionStream after a 2 KiB piece of zeros (2 MiB out)', 'inflate', zeros, 20],
-    ['DecompressionStream after a 2 KiB piece of a photo', 'inflate', photoPiece, 200],
-    ['CompressionStream after 64 KiB of photo rows', 'deflate', photo1.data.subarray(0, 65536), 200],
-  ] as const) {
-    await call('/release', new Uint8Array(0));
-    const growth = await rssGrowth(pid, () => call(`/streams?kind=${kind}&count=${count}`, piece));
-    console.log(`  ${label}: ${(growth / count / 1024).toFixed(0)} KiB`);
-  }
   workerd.stop();
-}
-
-/** The first `bytes` of a zlib stream of zeros: what inflates the most per compressed byte. */
-async function deflateZeros(bytes: number): Promise<Uint8Array> {
-  const stream = new Blob([new Uint8Array(64 * MB)]).stream().pipeThrough(new CompressionStream('deflate'));
-  return new Uint8Array(await new Response(stream).arrayBuffer()).subarray(0, bytes);
 }
 
 /**

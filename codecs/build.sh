@@ -65,7 +65,7 @@ record() {
 }
 
 libraries=("$@")
-[ ${#libraries[@]} -gt 0 ] || libraries=(jpeg webp dav1d)
+[ ${#libraries[@]} -gt 0 ] || libraries=(jpeg webp dav1d png)
 rm -rf "$work/manifest"
 for library in "${libraries[@]}"; do
   # shellcheck source=/dev/null

@@ -438,7 +438,7 @@ export const TARGETS: readonly FuzzTarget[] = [
       },
     },
   ),
-  // The TypeScript PNG decoder (on DecompressionStream) and our libwebp build, after the checks the
+  // Our PNG decoder (codecs/png on zlib) and our libwebp build, after the checks the
   // pipeline makes first: a frame of exactly the header's size, or damage. A mutated PNG gets its
   // CRCs fixed first, as a hostile file would have them, so that its contents reach the decoder.
   ...([

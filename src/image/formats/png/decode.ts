@@ -1,36 +1,86 @@
 import { damaged } from '../../bytes';
 import type { Region } from '../../operations';
 import type { Band, DecodeOptions, RowSource } from '../../stages/rows';
-import { rowExpander } from './expand';
 import { pngChunks, type PngHeader } from './header';
-import { InflatedStream } from './inflate';
-import { bitsPerPixel, GREY, GREY_ALPHA, PALETTE, passes, RGBA, rowBytes, type Pass } from './structure';
-import { unfilterRow } from './unfilter';
+import { openPngZlib, statusError } from './png-zlib';
+import { PALETTE } from './structure';
 
 /*
- * PNG decoding in bands: the image data is inflated by the platform's zlib (inflate.ts) as rows
- * are needed, each row unfiltered against the one before it and expanded to RGBA into the band.
- * A plain image holds two rows and the band. An Adam7 image interleaves seven reduced images
- * that lie one after the other in the stream, so instead of inflating everything into a frame,
- * each pass gets its own inflater that skips the passes before it: every image row then takes
- * the next row of the passes that cover it. The stream is inflated about twice over (the pass
- * offsets sum to 63/64 of the data), for memory that stays at seven inflaters and rows.
+ * PNG decoding in bands on our zlib build (codecs/png/decoder.c): the image data is pulled in
+ * 32 KiB pieces as rows are needed, inflated straight into the rows, unfiltered and expanded to
+ * RGBA into a band inside the WebAssembly memory, in one pass. A plain image holds one inflate
+ * state, two rows and the band; an Adam7 image one state and two rows per pass (decoder.c says why).
  */
 
 export const PNG_BAND_ROWS = 16;
 
 /** Opens a band decode of the image (or `options.region` of it), in bands of `bandRows` (tests show it changes nothing but the bands). */
-export async function openPng(input: Uint8Array, png: PngHeader, options: DecodeOptions, bandRows = PNG_BAND_ROWS): Promise<RowSource> {
+export async function openPng(input: Uint8Array, png: PngHeader, options: DecodeOptions, bandRows = PNG_BAND_ROWS): Promise<RowSource & { wasmBytes(): number }> {
   if (options.shrink !== 1) throw new Error(`png: shrink ${options.shrink} is not supported`);
   if (png.colourType === PALETTE) {
     if (png.palette === null) throw damaged('png: palette image without PLTE');
     if (png.palette.length === 0 || png.palette.length % 3 !== 0 || png.palette.length > 768) throw damaged(`png: PLTE of ${png.palette.length} bytes`);
   }
-  const imageData = () => idatPayloads(input, png.imageData);
-  if (imageData().next().done) throw damaged('png: no image data');
+  if (idatPayloads(input, png.imageData).next().done) throw damaged('png: no image data');
   const region = options.region ?? { x: 0, y: 0, width: png.width, height: png.height };
   checkRegion(region, png);
-  return new PngRows(png, imageData, region, bandRows);
+
+  // Each stream (one per Adam7 pass) reads the image data from its start.
+  const readers = new Map<number, (view: Uint8Array) => number>();
+  const wasm = await openPngZlib({
+    pngReadInput(stream, view) {
+      let reader = readers.get(stream);
+      if (!reader) readers.set(stream, (reader = imageDataReader(idatPayloads(input, png.imageData))));
+      return reader(view);
+    },
+  });
+  const lib = wasm.instance;
+  const { x, y, width, height } = region;
+  let decoder = lib._decoder_create(png.width, png.height, png.bitDepth, png.colourType, png.interlaced ? 1 : 0, x, y, width, height, bandRows);
+  let rowsRead = 0;
+  const close = () => {
+    if (decoder) lib._decoder_destroy(decoder);
+    decoder = 0;
+    readers.clear();
+    wasm.release();
+  };
+  if (!decoder) {
+    close();
+    throw statusError(lib, -2, 0);
+  }
+  if (png.colourType === PALETTE) {
+    new Uint32Array(lib.HEAPU8.buffer, lib._decoder_palette(decoder), 256).set(paletteWords(png.palette!, png.transparency && 'paletteAlphas' in png.transparency ? png.transparency.paletteAlphas : null));
+  }
+  if (png.transparency && 'key' in png.transparency) {
+    const [k0, k1 = -1, k2 = -1] = png.transparency.key;
+    lib._decoder_set_key(decoder, k0, k1, k2);
+  }
+  return {
+    width,
+    height,
+    model: 'rgba',
+    alpha: png.colourType === 4 || png.colourType === 6 || png.transparency !== null,
+    grey: png.colourType === 0 || png.colourType === 4,
+    async read(): Promise<Band | null> {
+      if (!decoder || rowsRead >= height) {
+        close();
+        return null;
+      }
+      const rows = lib._decoder_read(decoder);
+      if (rows <= 0) {
+        const error = rows < 0 ? statusError(lib, rows, lib._decoder_message(decoder)) : new Error('png: decoder_read gave no rows before the end of the region');
+        close();
+        throw error;
+      }
+      const pointer = lib._decoder_band(decoder);
+      const band = { y: rowsRead, rows, data: lib.HEAPU8.subarray(pointer, pointer + rows * width * 4) };
+      rowsRead += rows;
+      return band;
+    },
+    heldBytes: () => 0,
+    close,
+    wasmBytes: () => wasm.memory.buffer.byteLength,
+  };
 }
 
 /** The data of the run of consecutive IDAT chunks from `first` (APNG's fdAT are frames after it), empty ones skipped. */
@@ -42,135 +92,42 @@ function* idatPayloads(bytes: Uint8Array, first: number): Generator<Uint8Array> 
   }
 }
 
+/** Copies the next bytes of `parts` into each view it is given; returns how many (0 at the end). */
+function imageDataReader(parts: Iterator<Uint8Array>): (view: Uint8Array) => number {
+  let part: Uint8Array = new Uint8Array(0);
+  let at = 0;
+  return (view) => {
+    let filled = 0;
+    while (filled < view.length) {
+      if (at === part.length) {
+        const next = parts.next();
+        if (next.done) break;
+        [part, at] = [next.value, 0];
+        continue;
+      }
+      const n = Math.min(view.length - filled, part.length - at);
+      view.set(part.subarray(at, at + n), filled);
+      at += n;
+      filled += n;
+    }
+    return filled;
+  };
+}
+
+/** RGBA words (R in the low byte) of the 256 palette indexes: PLTE with the tRNS alphas; an index past the palette is opaque black, as libpng's zero-filled palette gives. */
+function paletteWords(palette: Uint8Array, alphas: Uint8Array | null): Uint32Array {
+  const words = new Uint32Array(256).fill(0xff000000);
+  for (let i = 0; i < palette.length / 3; i++) {
+    const alpha = alphas && i < alphas.length ? alphas[i] : 255;
+    words[i] = (palette[3 * i] | (palette[3 * i + 1] << 8) | (palette[3 * i + 2] << 16) | (alpha << 24)) >>> 0;
+  }
+  return words;
+}
+
 function checkRegion(region: Region, png: PngHeader): void {
   const { x, y, width, height } = region;
   const inside = [x, y, width, height].every(Number.isInteger) && x >= 0 && y >= 0 && width > 0 && height > 0;
   if (!inside || x + width > png.width || y + height > png.height) {
     throw new Error(`png: region ${width}x${height} at ${x},${y} outside the ${png.width}x${png.height} image`);
-  }
-}
-
-/** The rows of one pass, inflated and unfiltered one at a time. */
-class PassRows {
-  private stream: InflatedStream | null = null;
-  private row: Uint8Array;
-  private prior: Uint8Array;
-  private rowsRead = 0;
-  private readonly bpp: number;
-
-  constructor(
-    private readonly png: PngHeader,
-    private readonly imageData: () => Iterator<Uint8Array>,
-    readonly pass: Pass,
-  ) {
-    this.row = new Uint8Array(1 + rowBytes(png, pass.width));
-    this.prior = new Uint8Array(this.row.length);
-    this.bpp = Math.max(1, bitsPerPixel(png) >> 3);
-  }
-
-  /** The pass's next row, unfiltered, its filter byte at 0; valid until the next call. */
-  async next(): Promise<Uint8Array> {
-    if (this.stream === null) {
-      this.stream = new InflatedStream(this.imageData);
-      if (!(await this.stream.skip(this.pass.offset))) throw rowsMissing();
-    }
-    [this.row, this.prior] = [this.prior, this.row];
-    if (!(await this.stream.fill(this.row))) throw rowsMissing();
-    unfilterRow(this.row, this.prior, this.bpp);
-    if (++this.rowsRead === this.pass.height) this.close();
-    return this.row;
-  }
-
-  heldBytes(): number {
-    return this.row.length + this.prior.length + (this.stream?.heldBytes() ?? 0);
-  }
-
-  close(): void {
-    this.stream?.close();
-  }
-}
-
-function rowsMissing() {
-  return damaged('png: the image data ends before the last row');
-}
-
-class PngRows implements RowSource {
-  readonly width: number;
-  readonly height: number;
-  readonly model = 'rgba' as const;
-  readonly alpha: boolean;
-  readonly grey: boolean;
-  private readonly passes: PassRows[];
-  private readonly expand;
-  private band: Uint8Array | null;
-  private readonly words: Int32Array;
-  /** Next image row to decode (rows above the region are decoded too: the filters chain them). */
-  private y = 0;
-  private closed = false;
-
-  constructor(
-    png: PngHeader,
-    imageData: () => Iterator<Uint8Array>,
-    private readonly region: Region,
-    private readonly bandRows: number,
-  ) {
-    this.width = region.width;
-    this.height = region.height;
-    this.alpha = png.colourType === GREY_ALPHA || png.colourType === RGBA || png.transparency !== null;
-    this.grey = png.colourType === GREY || png.colourType === GREY_ALPHA;
-    this.passes = passes(png)
-      .filter((pass) => pass.width > 0 && pass.height > 0)
-      .map((pass) => new PassRows(png, imageData, pass));
-    this.expand = rowExpander(png);
-    this.band = new Uint8Array(Math.min(bandRows, region.height) * region.width * 4);
-    this.words = new Int32Array(this.band.buffer);
-  }
-
-  async read(): Promise<Band | null> {
-    const end = this.region.y + this.region.height;
-    if (this.closed || this.y >= end) {
-      this.close();
-      return null;
-    }
-    try {
-      while (this.y < this.region.y) await this.decodeRow(-1);
-      const first = this.y;
-      const rows = Math.min(this.bandRows, end - first);
-      for (let i = 0; i < rows; i++) await this.decodeRow(i);
-      if (this.y === end) for (const pass of this.passes) pass.close();
-      return { y: first - this.region.y, rows, data: this.band!.subarray(0, rows * this.width * 4) };
-    } catch (error) {
-      this.close();
-      throw error;
-    }
-  }
-
-  /** Decodes image row `this.y` into band row `bandRow` (-1: above the region, decoded only for the rows after it). */
-  private async decodeRow(bandRow: number): Promise<void> {
-    const y = this.y++;
-    const { x, width } = this.region;
-    for (const rows of this.passes) {
-      const { x0, y0, dx, dy } = rows.pass;
-      if (y < y0 || (y - y0) % dy !== 0) continue;
-      const row = await rows.next();
-      if (bandRow < 0) continue;
-      // The pass's pixels inside columns [x, x + width).
-      const firstPixel = Math.max(0, Math.ceil((x - x0) / dx));
-      const lastPixel = Math.min(rows.pass.width - 1, Math.floor((x + width - 1 - x0) / dx));
-      if (lastPixel < firstPixel) continue;
-      this.expand(row, firstPixel, lastPixel - firstPixel + 1, this.words, bandRow * width + x0 + firstPixel * dx - x, dx);
-    }
-  }
-
-  heldBytes(): number {
-    if (this.closed) return 0;
-    return (this.band?.byteLength ?? 0) + this.passes.reduce((sum, pass) => sum + pass.heldBytes(), 0);
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const pass of this.passes) pass.close();
-    this.band = null;
   }
 }

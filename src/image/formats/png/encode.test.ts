@@ -5,9 +5,7 @@ import { referenceDecode } from '../../../../test/workers/images';
 import { pngChunks, readPngHeader, verifyPngChunks } from './header';
 
 import type { RgbaImage } from '../../types';
-import { DEFAULT_PNG_ENCODE, encodePng, pngEncoder, pngFileBound } from './encode';
-import type { FilterStrategy } from './filter';
-import { IDAT_BYTES } from './png-file';
+import { DEFAULT_PNG_ENCODE, encodePng, IDAT_BYTES, pngEncoder, pngFileBound, type FilterStrategy } from './encode';
 import { frameSource } from '../../../../test/support/row-sources';
 import { encodeToBytes } from '../../result-buffer';
 
@@ -61,7 +59,7 @@ describe('PNG encoder', () => {
 
   it('round-trips with every filter strategy', async () => {
     const image = pixels(120, 80, { grey: false, alpha: false });
-    for (const filter of ['adaptive', 'cheap-adaptive', 'none', 'paeth', 'up'] satisfies FilterStrategy[]) {
+    for (const filter of ['adaptive', 'cheap-adaptive', 'none', 'sub', 'up', 'average', 'paeth'] satisfies FilterStrategy[]) {
       const png = await encodePng(frameSource(image, { alpha: false }), { ...DEFAULT_PNG_ENCODE, filter });
       const rgb = (await decodePng(png)).data;
       expect(sameBytes(rgb, image.data), filter).toBe(true);

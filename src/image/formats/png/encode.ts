@@ -1,33 +1,47 @@
-import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
 import { ResultBuffer } from '../../result-buffer';
 import type { ResultSink } from '../../result-sink';
-import { Deflater } from './deflate';
-import { chooseFilter, filterRow, type FilterStrategy } from './filter';
-import { IDAT_BYTES, PngFileWriter } from './png-file';
+import { copyPixels } from '../../run-context';
+import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
+import { PNG_SIGNATURE, pngChunk } from './header';
+import { openPngZlib, statusError } from './png-zlib';
 import { GREY, GREY_ALPHA, RGB, RGBA } from './structure';
 
 /*
- * PNG encoding from bands: each row is packed to the output's channels, filtered, and written to
- * the platform's deflate in batches; the compressed bytes are framed as IDAT chunks straight into
- * the file as the stream gives them out. Held: two packed rows, one batch, the file so far.
+ * PNG encoding from bands on our zlib build (codecs/png/encoder.c): each band is copied into the
+ * WebAssembly memory, where its rows are packed to the output's channels, filtered and deflated;
+ * the compressed bytes come back as whole IDAT chunks, written into the result's sink as they come
+ * and drained after every band. Held: deflate's state, a few rows, one band and one chunk, and what
+ * the sink keeps.
  */
+
+/** Largest IDAT chunk data (encoder.c's IDAT_BYTES). */
+export const IDAT_BYTES = 64 * 1024;
+/** Rows of RGBA the encoder takes into its memory at once. */
+export const PNG_ENCODE_BAND_ROWS = 16;
+
+/**
+ * How each row's filter is chosen (PNG spec, 9.2): 'adaptive' is libpng's heuristic, the filter
+ * whose output has the smallest sum of absolute values (bytes read as signed), over all five
+ * filters; 'cheap-adaptive' the same over None, Sub and Up; the others one filter for every row
+ * ('none' is what sharp's default `png()` does).
+ */
+export type FilterStrategy = 'adaptive' | 'cheap-adaptive' | 'none' | 'sub' | 'up' | 'average' | 'paeth';
+const FILTER_CHOICE: Record<FilterStrategy, number> = { adaptive: -1, 'cheap-adaptive': -2, none: 0, sub: 1, up: 2, average: 3, paeth: 4 };
 
 export interface PngEncodeSettings {
   filter: FilterStrategy;
-  /** Filtered bytes handed to deflate at once. */
-  batchBytes: number;
-  idatBytes: number;
+  /** zlib's compression level. */
+  level: number;
   /** Most bytes the file may have (the memory plan's bound, EncodeOptions.maxBytes); unset: pngFileBound. */
   maxBytes?: number;
 }
 
 /**
- * libpng's adaptive heuristic over None, Sub and Up: on the 12 MP photo in workerd 2.1 s and
- * 17.1 MB, against 3.5 s and 17.4 MB over all five filters, 1.7 s and 17.3 MB for Up alone, and
- * 1.5 s and 28.2 MB unfiltered (sharp's default); 64 KiB batches: smaller ones cost time in
- * stream calls, larger ones only memory.
+ * Up at zlib level 1, chosen on numbers (docs/performance.md, PNG): on the 12 MP photo 0.67 of the
+ * bytes of sharp's default (no filter, level 6) in 0.75 of its time; libpng's adaptive choice is
+ * 0.4% larger there (5% smaller on a screenshot) and 25% slower, level 2 10-20% slower for 0.7% less.
  */
-export const DEFAULT_PNG_ENCODE: PngEncodeSettings = { filter: 'cheap-adaptive', batchBytes: 64 * 1024, idatBytes: IDAT_BYTES };
+export const DEFAULT_PNG_ENCODE: PngEncodeSettings = { filter: 'up', level: 1 };
 
 export const pngEncoder: RowEncoder = {
   placesOrientation: false,
@@ -49,85 +63,60 @@ const CHANNELS: Record<number, number> = { [GREY]: 1, [GREY_ALPHA]: 2, [RGB]: 3,
  * Upper bound of the file's bytes: zlib's deflateBound for the filtered rows (stored blocks at
  * worst), IDAT framing, signature, IHDR and IEND.
  */
-export function pngFileBound(width: number, height: number, channels: number, idatBytes = IDAT_BYTES): number {
+export function pngFileBound(width: number, height: number, channels: number): number {
   const filtered = height * (1 + width * channels);
   const deflated = filtered + (filtered >>> 12) + (filtered >>> 14) + (filtered >>> 25) + 13 + 6;
-  return 8 + 25 + deflated + 12 * Math.ceil(deflated / idatBytes) + 12;
+  return 8 + 25 + deflated + 12 * Math.ceil(deflated / IDAT_BYTES) + 12;
 }
 
 /** The file in memory (at most `settings.maxBytes`, else pngFileBound). */
 export async function encodePng(source: RowSource, settings: PngEncodeSettings = DEFAULT_PNG_ENCODE): Promise<Uint8Array> {
-  const bound = pngFileBound(source.width, source.height, CHANNELS[pngColourType(source)], settings.idatBytes);
+  const bound = pngFileBound(source.width, source.height, CHANNELS[pngColourType(source)]);
   const output = new ResultBuffer(Math.min(bound, settings.maxBytes ?? bound));
   await writePng(source, settings, output);
   return output.bytes();
 }
 
-/** encodePng into `output`, drained after every batch deflate takes. */
+/** encodePng into `output`, drained after every band the encoder takes. */
 export async function writePng(source: RowSource, settings: PngEncodeSettings, output: ResultSink): Promise<void> {
-  let deflater: Deflater | null = null;
+  let encoder = 0;
+  let wasm: Awaited<ReturnType<typeof openPngZlib>> | null = null;
   try {
     if (source.model !== 'rgba') throw new Error(`png: cannot encode ${source.model} bands`);
     const { width, height } = source;
     const colourType = pngColourType(source);
-    const channels = CHANNELS[colourType];
-    const file = new PngFileWriter(output, settings.idatBytes);
-    file.writeHeader(width, height, colourType);
-    deflater = new Deflater((bytes) => file.appendImageData(bytes));
-
-    const rowBytes = width * channels;
-    let cur = new Uint8Array(rowBytes);
-    let prior = new Uint8Array(rowBytes);
-    const batch = new Uint8Array(Math.max(settings.batchBytes, 1 + rowBytes));
-    let used = 0;
+    output.write(Uint8Array.from(PNG_SIGNATURE));
+    output.write(pngChunk('IHDR', [...u32(width), ...u32(height), 8, colourType, 0, 0, 0]));
+    wasm = await openPngZlib({ pngWriteOutput: (chunk) => output.write(chunk) });
+    const lib = wasm.instance;
+    encoder = lib._encoder_create(width, CHANNELS[colourType], settings.level, FILTER_CHOICE[settings.filter]);
+    const check = (status: number) => {
+      if (status < 0 || encoder === 0) throw statusError(lib, encoder ? status : -2, encoder ? lib._encoder_message(encoder) : 0);
+    };
+    check(0);
     let y = 0;
     for (let band = await source.read(); band; band = await source.read()) {
       if (band.y !== y) throw new Error(`png: band at row ${band.y}, expected ${y}`);
-      for (let r = 0; r < band.rows; r++, y++) {
-        packRow(band.data, r * width * 4, width, channels, cur);
-        const filter = chooseFilter(settings.filter, cur, prior, channels);
-        if (used + 1 + rowBytes > batch.length) {
-          await deflater.write(batch.subarray(0, used));
-          await output.drain();
-          used = 0;
-        }
-        filterRow(filter, cur, prior, channels, batch, used);
-        used += 1 + rowBytes;
-        [cur, prior] = [prior, cur];
+      // At most PNG_ENCODE_BAND_ROWS rows at once, whatever the source's bands (memory.ts counts that many).
+      for (let row = 0; row < band.rows; row += PNG_ENCODE_BAND_ROWS) {
+        const rows = Math.min(PNG_ENCODE_BAND_ROWS, band.rows - row);
+        const pointer = lib._encoder_band(encoder, rows);
+        if (pointer === 0) throw statusError(lib, -2, lib._encoder_message(encoder));
+        copyPixels(() => lib.HEAPU8.set(band.data.subarray(row * width * 4, (row + rows) * width * 4), pointer));
+        check(lib._encoder_write(encoder, rows));
+        await output.drain();
       }
+      y += band.rows;
     }
     if (y !== height) throw new Error(`png: the source gave ${y} of ${height} rows`);
-    if (used > 0) await deflater.write(batch.subarray(0, used));
-    await deflater.finish();
-    file.finish();
+    check(lib._encoder_finish(encoder));
+    output.write(pngChunk('IEND'));
     await output.drain();
   } finally {
-    deflater?.abort();
+    if (encoder) wasm!.instance._encoder_destroy(encoder);
+    wasm?.release();
     source.close();
   }
 }
 
-/** One RGBA row (from rgba[at]) as the output's channels: grey takes R (R = G = B), alpha stays last. */
-function packRow(rgba: Uint8Array, at: number, width: number, channels: number, out: Uint8Array): void {
-  switch (channels) {
-    case 4:
-      out.set(rgba.subarray(at, at + width * 4));
-      return;
-    case 3:
-      for (let x = 0, i = at, o = 0; x < width; x++, i += 4, o += 3) {
-        out[o] = rgba[i];
-        out[o + 1] = rgba[i + 1];
-        out[o + 2] = rgba[i + 2];
-      }
-      return;
-    case 2:
-      for (let x = 0, i = at, o = 0; x < width; x++, i += 4, o += 2) {
-        out[o] = rgba[i];
-        out[o + 1] = rgba[i + 3];
-      }
-      return;
-    case 1:
-      for (let x = 0, i = at; x < width; x++, i += 4) out[x] = rgba[i];
-      return;
-  }
-}
+const u32 = (v: number) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];

@@ -3,7 +3,7 @@ import { defineFormat, type EncodeFacts } from '../format';
 import { openPng } from './decode';
 import { pngEncoder, pngFileBound } from './encode';
 import { PNG_SIGNATURE, readPngHeader, verifyPngChunks } from './header';
-import { PNG_BURST_BYTES, pngDecodeBytes, pngEncodeBytes, pngOutputChannels } from './memory';
+import { pngDecodeBytes, pngEncodeBytes, pngOutputChannels, pngWriteBurstBytes } from './memory';
 import { stripPng } from './strip';
 
 export const png = defineFormat({
@@ -17,23 +17,26 @@ export const png = defineFormat({
   verify: verifyPngChunks,
   strip: stripPng,
   decode: openPng,
-  work: { decode: 65, encode: 175 },
+  work: { decode: 20, encode: 55 },
   shrinkFactors: [1],
   maxDimension: 2 ** 31 - 1,
   supportsAlpha: true,
   resultMayBeCapped: true,
   encoder: pngEncoder,
-  // Rows in JavaScript and the runtime's inflaters (one per Adam7 pass), whatever the size.
+  // The codec's WebAssembly memory: the band, and an inflate stream and two rows per Adam7 pass.
   decodeCost: (header, { stored, decode }) => {
     const bytes = pngDecodeBytes({ ...header, ...stored }, decode.region?.width ?? stored.width);
     return { open: bytes, streaming: bytes };
   },
-  // Rows and the runtime's deflate; the file (as large as the filtered rows at worst) goes out as
-  // the deflater gives it, a batch and what the stream kept back at a time.
-  encodeCost: (facts) => ({
-    streaming: pngEncodeBytes(facts.output.width, facts.output.height, pngOutputChannels(facts.alpha, facts.grey)),
-    burstBytes: Math.min(pngResultBound(facts), PNG_BURST_BYTES),
-  }),
+  // The codec's WebAssembly memory (deflate, rows, a band); the file goes out as deflate gives it,
+  // a band's worth at a time.
+  encodeCost: (facts) => {
+    const channels = pngOutputChannels(facts.alpha, facts.grey);
+    return {
+      streaming: pngEncodeBytes(facts.output.width, facts.output.height, channels),
+      burstBytes: Math.min(pngResultBound(facts), pngWriteBurstBytes(facts.output.width, channels)),
+    };
+  },
   resultBound: (facts) => pngResultBound(facts),
 });
 

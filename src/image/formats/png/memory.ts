@@ -1,46 +1,35 @@
 import { PNG_BAND_ROWS } from './decode';
-import { pngFileBound } from './encode';
-import { IDAT_BYTES } from './png-file';
-import { PIECE_BYTES, READ_BYTES } from './inflate';
+import { IDAT_BYTES, PNG_ENCODE_BAND_ROWS, pngFileBound } from './encode';
 import { passes, rowBytes, type PixelLayout } from './structure';
 
 /*
- * What the PNG codec holds, as upper bounds for the memory plan. JavaScript buffers are counted
- * exactly from the code; what the runtime's zlib holds outside JavaScript was measured from
- * workerd's RSS (bench/png-codec.ts, README of src/image/formats/png): per DecompressionStream its inflate
- * state and window, the 16 KiB output buffer and the output queue, which holds at most one
- * piece's output; per CompressionStream deflate's window, hash chains and pending buffer.
+ * What the PNG codec holds, as upper bounds for the memory plan: the WebAssembly memory of its
+ * zlib build (codecs/png), which starts at 256 KiB and grows by what decoder.c and encoder.c
+ * allocate, counted from the code (zlib's states from inflate.c and deflate.c), plus a page for
+ * the allocator's headers and the page the last allocation ends in.
  */
 
 const KIB = 1024;
 
+/** The module's memory before any allocation (codecs/png/build.sh, -sINITIAL_MEMORY) and the allocator's slack. */
+const WASM_BASE_BYTES = 256 * KIB + 64 * KIB;
+/** inflate's state (~7 KiB) and its 32 KiB window, and the 32 KiB of compressed input a stream reads at once. */
+const INFLATE_STREAM_BYTES = 40 * KIB + 32 * KIB;
+/** decoder.c's room after each row for SIMD loads, and what the allocator adds to a block at most. */
+const ROW_PADDING = 16;
+const ALLOCATION_HEADER = 16;
+/** deflate's state at levels 1-9 with the default memLevel: 64 KiB window, 64 KiB prev and head chains, 64 KiB pending buffer, and the state. */
+const DEFLATE_STATE_BYTES = 264 * KIB;
 
-/** JavaScript bytes a decode holds at most: the band, and per pass two rows, the read buffer and a joined piece. */
-export function pngDecodeHeldBytes(png: PixelLayout, regionWidth: number, bandRows = PNG_BAND_ROWS): number {
-  let bytes = Math.min(bandRows, png.height) * regionWidth * 4;
+/** All a decode holds: the band, and per non-empty pass (one, or up to seven with Adam7) an inflate stream and two rows. */
+export function pngDecodeBytes(png: PixelLayout, regionWidth = png.width, bandRows = PNG_BAND_ROWS): number {
+  let bytes = WASM_BASE_BYTES + Math.min(bandRows, png.height) * regionWidth * 4;
   for (const pass of passes(png)) {
     if (pass.width === 0 || pass.height === 0) continue;
-    bytes += 2 * (1 + rowBytes(png, pass.width)) + READ_BYTES + PIECE_BYTES;
+    bytes += INFLATE_STREAM_BYTES + 2 * (1 + rowBytes(png, pass.width) + ROW_PADDING + ALLOCATION_HEADER);
   }
   return bytes;
 }
-
-/** Bytes one DecompressionStream holds inside the runtime at most (measured; see above). */
-export const INFLATER_NATIVE_BYTES = 64 * KIB + 2 * PIECE_BYTES * 1032;
-
-/** Bytes the runtime's zlib holds for a decode: one inflater, or one per non-empty Adam7 pass. */
-export function pngDecodeNativeBytes(png: PixelLayout): number {
-  const inflaters = passes(png).filter((pass) => pass.width > 0 && pass.height > 0).length;
-  return inflaters * INFLATER_NATIVE_BYTES;
-}
-
-/** All a decode holds: JavaScript buffers and the runtime's zlib. */
-export function pngDecodeBytes(png: PixelLayout, regionWidth = png.width, bandRows = PNG_BAND_ROWS): number {
-  return pngDecodeHeldBytes(png, regionWidth, bandRows) + pngDecodeNativeBytes(png);
-}
-
-/** Bytes one CompressionStream holds inside the runtime at most (measured; deflate level 6 allocates ~268 KiB). */
-export const DEFLATER_NATIVE_BYTES = 512 * KIB;
 
 /** Channels of the encoder's output for a source's traits (encoder.ts picks the colour type). */
 export function pngOutputChannels(alpha: boolean, grey: boolean): number {
@@ -48,18 +37,20 @@ export function pngOutputChannels(alpha: boolean, grey: boolean): number {
 }
 
 /**
- * All an encode holds besides its source and its file: two packed rows, the 64 KiB batch and the
- * stream's copy of it, the 64 KiB read buffer and one IDAT chunk, the runtime's deflate.
+ * All an encode holds besides its source and its file: deflate's state, two packed rows and five
+ * filtered ones, one band of RGBA rows and one IDAT chunk in the WebAssembly memory.
  */
 export function pngEncodeBytes(width: number, height: number, channels: number): number {
-  const row = width * channels;
-  const batch = Math.max(64 * KIB, 1 + row);
-  return 2 * row + 2 * batch + 64 * KIB + (12 + IDAT_BYTES) + DEFLATER_NATIVE_BYTES;
+  const row = 1 + width * channels + ALLOCATION_HEADER;
+  return WASM_BASE_BYTES + DEFLATE_STATE_BYTES + 7 * row + Math.min(PNG_ENCODE_BAND_ROWS, height) * width * 4 + ALLOCATION_HEADER + (12 + IDAT_BYTES);
 }
 
 /**
- * Most file bytes the encoder writes between two drains: what deflate gives out for one batch
- * (at worst the batch, stored) plus what it had kept back (its window and pending output, below
- * the native bytes it allocates), and at the end its final flush.
+ * Most bytes the encoder writes between two drains (one per band): a band's filtered rows, stored
+ * at worst, and what deflate had kept back (below its state's size), framed as IDAT chunks.
  */
-export const PNG_BURST_BYTES = 2 * DEFLATER_NATIVE_BYTES;
+export function pngWriteBurstBytes(width: number, channels: number): number {
+  const band = PNG_ENCODE_BAND_ROWS * (1 + width * channels);
+  const data = band + DEFLATE_STATE_BYTES;
+  return data + 12 * Math.ceil(data / IDAT_BYTES) + 64;
+}

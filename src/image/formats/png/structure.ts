@@ -18,12 +18,12 @@ export interface PixelLayout {
 
 type PixelFormat = Pick<PixelLayout, 'bitDepth' | 'colourType'>;
 
-export function channelCount(colourType: number): number {
+function channelCount(colourType: number): number {
   return CHANNELS[colourType];
 }
 
 /** Bits of one pixel as stored. */
-export function bitsPerPixel(png: PixelFormat): number {
+function bitsPerPixel(png: PixelFormat): number {
   return png.bitDepth * channelCount(png.colourType);
 }
 
@@ -42,8 +42,6 @@ export interface Pass {
   /** Size of the reduced image (0 when the image is too small to have pixels in this pass). */
   width: number;
   height: number;
-  /** Offset of the pass's first filter byte in the inflated data. */
-  offset: number;
 }
 
 const ADAM7 = [
@@ -59,20 +57,9 @@ const ADAM7 = [
 /** The passes of the image in stream order: one for a plain image, seven for Adam7 (PNG spec, 8.2). */
 export function passes(png: PixelLayout): Pass[] {
   const layout = png.interlaced ? ADAM7 : [[0, 0, 1, 1] as const];
-  let offset = 0;
   return layout.map(([x0, y0, dx, dy]) => {
     const width = png.width > x0 ? Math.ceil((png.width - x0) / dx) : 0;
     const height = png.height > y0 ? Math.ceil((png.height - y0) / dy) : 0;
-    const pass = { x0, y0, dx, dy, width, height, offset };
-    // An empty pass has no rows and no filter bytes.
-    if (width > 0) offset += height * (1 + rowBytes(png, width));
-    return pass;
+    return { x0, y0, dx, dy, width, height };
   });
-}
-
-/** Inflated bytes of the whole image: every pass's rows with their filter bytes. */
-export function inflatedBytes(png: Parameters<typeof passes>[0]): number {
-  const all = passes(png);
-  const last = all[all.length - 1];
-  return last.offset + (last.width > 0 ? last.height * (1 + rowBytes(png, last.width)) : 0);
 }

@@ -1,0 +1,215 @@
+/*
+ * A PNG band encoder on zlib: RGBA rows from JavaScript are packed to the output's channels, each
+ * row's filter is chosen and applied, and the filtered rows are deflated as they come; the
+ * compressed bytes leave as whole IDAT chunks (length, type, data, CRC-32) through
+ * Module.pngWriteOutput. It holds deflate's state (window and hash chains), a few rows, the band
+ * JavaScript writes into, and one chunk.
+ *
+ * Call order: encoder_create, then per band encoder_band (the buffer to fill with `rows` RGBA
+ * rows) and encoder_write, then encoder_finish, encoder_destroy (at any point). Negative returns
+ * are codec_status values; encoder_message says why.
+ */
+#include <emscripten.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "zlib.h"
+
+/* Largest IDAT chunk data: 12 bytes of framing per 64 KiB is 0.02%; readers take any size. */
+#define IDAT_BYTES 65536
+
+/* Hands JavaScript one complete chunk, data[0..size); it copies it into the file. */
+EM_JS(void, js_write_output, (const uint8_t *data, int size), {
+  Module.pngWriteOutput(HEAPU8.subarray(data, data + size));
+});
+
+/*
+ * How each row's filter is chosen (PNG spec, 9.2): libpng's heuristic, the filter whose output has
+ * the smallest sum of absolute values (bytes read as signed), over all five filters or over None,
+ * Sub and Up; or one filter for every row.
+ */
+enum filter_choice { CHOOSE_ALL = -1, CHOOSE_CHEAP = -2 /* 0..4: that filter */ };
+
+struct encoder {
+  int width, channels, choice;
+  size_t row_bytes;
+  uint8_t *cur, *prior;
+  /* One filtered row per filter type, filter byte first. */
+  uint8_t *filtered[5];
+  uint8_t *band;
+  size_t band_bytes;
+  z_stream z;
+  int z_open;
+  /* The IDAT chunk being filled: 8 bytes of length and type, the data, 4 of CRC. */
+  uint8_t *chunk;
+  int status;
+  char message[CODEC_MESSAGE_BYTES];
+};
+
+static int fail(struct encoder *e, int status, const char *message) {
+  if (e->status == 0) {
+    e->status = status;
+    snprintf(e->message, sizeof e->message, "%s", message);
+  }
+  return e->status;
+}
+
+EMSCRIPTEN_KEEPALIVE
+struct encoder *encoder_create(int width, int channels, int level, int choice) {
+  struct encoder *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  e->width = width;
+  e->channels = channels;
+  e->choice = choice;
+  e->row_bytes = (size_t)width * channels;
+  e->cur = calloc(1, e->row_bytes);
+  e->prior = calloc(1, e->row_bytes);
+  e->chunk = malloc(8 + IDAT_BYTES + 4);
+  int ok = e->cur && e->prior && e->chunk;
+  for (int f = 0; f < 5; f++) ok = ok && (e->filtered[f] = malloc(1 + e->row_bytes));
+  if (ok && deflateInit(&e->z, level) == Z_OK) e->z_open = 1;
+  else fail(e, CODEC_OUT_OF_MEMORY, "png: no memory for the encoder");
+  e->z.next_out = e->chunk + 8;
+  e->z.avail_out = IDAT_BYTES;
+  return e;
+}
+
+/* A buffer for `rows` RGBA rows of the image, to be filled before encoder_write; NULL without memory. */
+EMSCRIPTEN_KEEPALIVE uint8_t *encoder_band(struct encoder *e, int rows) {
+  size_t bytes = (size_t)rows * e->width * 4;
+  if (bytes > e->band_bytes) {
+    free(e->band);
+    e->band = malloc(bytes);
+    e->band_bytes = e->band ? bytes : 0;
+  }
+  return e->band;
+}
+
+static void put32(uint8_t *at, uint32_t v) {
+  at[0] = v >> 24, at[1] = v >> 16, at[2] = v >> 8, at[3] = v;
+}
+
+static void emit_chunk(struct encoder *e) {
+  size_t length = IDAT_BYTES - e->z.avail_out;
+  if (length == 0) return;
+  put32(e->chunk, length);
+  memcpy(e->chunk + 4, "IDAT", 4);
+  put32(e->chunk + 8 + length, crc32(0, e->chunk + 4, 4 + length));
+  js_write_output(e->chunk, 12 + length);
+  e->z.next_out = e->chunk + 8;
+  e->z.avail_out = IDAT_BYTES;
+}
+
+static int deflate_bytes(struct encoder *e, const uint8_t *bytes, size_t size, int flush) {
+  e->z.next_in = (uint8_t *)bytes;
+  e->z.avail_in = size;
+  for (;;) {
+    int ret = deflate(&e->z, flush);
+    if (ret == Z_STREAM_ERROR) return fail(e, CODEC_MISUSE, "png: deflate state");
+    if (e->z.avail_out == 0) emit_chunk(e);
+    else if (flush == Z_FINISH ? ret == Z_STREAM_END : e->z.avail_in == 0) return 0;
+  }
+}
+
+static inline int paeth(int a, int b, int c) {
+  int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - c - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/* Writes row `x` filtered with `filter` to out[1..], the filter byte at out[0]. */
+static void filter_row(int filter, const uint8_t *restrict x, const uint8_t *restrict b, size_t n, int bpp, uint8_t *restrict out) {
+  out[0] = filter;
+  uint8_t *o = out + 1;
+  size_t first = n < (size_t)bpp ? n : bpp;
+  switch (filter) {
+    case 0: memcpy(o, x, n); return;
+    case 1:
+      memcpy(o, x, first);
+      for (size_t i = first; i < n; i++) o[i] = x[i] - x[i - bpp];
+      return;
+    case 2: for (size_t i = 0; i < n; i++) o[i] = x[i] - b[i]; return;
+    case 3:
+      for (size_t i = 0; i < first; i++) o[i] = x[i] - (b[i] >> 1);
+      for (size_t i = first; i < n; i++) o[i] = x[i] - ((x[i - bpp] + b[i]) >> 1);
+      return;
+    case 4:
+      for (size_t i = 0; i < first; i++) o[i] = x[i] - b[i];
+      for (size_t i = first; i < n; i++) o[i] = x[i] - paeth(x[i - bpp], b[i], b[i - bpp]);
+      return;
+  }
+}
+
+static uint32_t signed_sum(const uint8_t *bytes, size_t n) {
+  uint32_t sum = 0;
+  for (size_t i = 0; i < n; i++) sum += abs((int8_t)bytes[i]);
+  return sum;
+}
+
+/* Filters the current row as the encoder's choice says; returns the filtered row (filter byte first). */
+static const uint8_t *filter_current(struct encoder *e) {
+  size_t n = e->row_bytes;
+  int bpp = e->channels;
+  if (e->choice >= 0) {
+    filter_row(e->choice, e->cur, e->prior, n, bpp, e->filtered[0]);
+    return e->filtered[0];
+  }
+  int filters = e->choice == CHOOSE_ALL ? 5 : 3;
+  int best = 0;
+  uint32_t best_sum = UINT32_MAX;
+  /* Ties go to the earlier filter, as in libpng. */
+  for (int f = 0; f < filters; f++) {
+    filter_row(f, e->cur, e->prior, n, bpp, e->filtered[f]);
+    uint32_t sum = signed_sum(e->filtered[f] + 1, n);
+    if (sum < best_sum) best = f, best_sum = sum;
+  }
+  return e->filtered[best];
+}
+
+/* Packs one RGBA row to the output's channels: grey takes R (R = G = B), alpha stays last. */
+static void pack_row(const uint8_t *restrict rgba, int width, int channels, uint8_t *restrict out) {
+  switch (channels) {
+    case 4: memcpy(out, rgba, (size_t)width * 4); return;
+    case 3: for (int x = 0; x < width; x++) out[3 * x] = rgba[4 * x], out[3 * x + 1] = rgba[4 * x + 1], out[3 * x + 2] = rgba[4 * x + 2]; return;
+    case 2: for (int x = 0; x < width; x++) out[2 * x] = rgba[4 * x], out[2 * x + 1] = rgba[4 * x + 3]; return;
+    case 1: for (int x = 0; x < width; x++) out[x] = rgba[4 * x]; return;
+  }
+}
+
+/* Encodes the `rows` rows JavaScript wrote into encoder_band's buffer. */
+EMSCRIPTEN_KEEPALIVE int encoder_write(struct encoder *e, int rows) {
+  if (e->status) return e->status;
+  if ((size_t)rows * e->width * 4 > e->band_bytes) return fail(e, CODEC_MISUSE, "png: more rows than the band holds");
+  for (int r = 0; r < rows; r++) {
+    pack_row(e->band + (size_t)r * e->width * 4, e->width, e->channels, e->cur);
+    const uint8_t *filtered = filter_current(e);
+    if (deflate_bytes(e, filtered, 1 + e->row_bytes, Z_NO_FLUSH)) return e->status;
+    uint8_t *swap = e->prior;
+    e->prior = e->cur;
+    e->cur = swap;
+  }
+  return 0;
+}
+
+/* Ends the zlib stream and hands out the last IDAT chunk. */
+EMSCRIPTEN_KEEPALIVE int encoder_finish(struct encoder *e) {
+  if (e->status) return e->status;
+  if (deflate_bytes(e, NULL, 0, Z_FINISH)) return e->status;
+  emit_chunk(e);
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE const char *encoder_message(struct encoder *e) { return e->message; }
+
+EMSCRIPTEN_KEEPALIVE void encoder_destroy(struct encoder *e) {
+  if (!e) return;
+  if (e->z_open) deflateEnd(&e->z);
+  free(e->cur);
+  free(e->prior);
+  for (int f = 0; f < 5; f++) free(e->filtered[f]);
+  free(e->band);
+  free(e->chunk);
+  free(e);
+}
