@@ -3,12 +3,12 @@ import { FORMATS, readImage, type ImageFile } from './formats/index';
 import { assertFitsMemory, assertWithinPixelLimit } from './limits';
 import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
+import { decode, working } from './decoding';
 import { fitGeometry, type FitGeometry } from './fit';
 import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
 import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
-import { doWork } from './run-context';
 import { findSmartCut } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
@@ -17,7 +17,7 @@ import { flattenRows } from './stages/flatten';
 import { orientRows, storedRegion } from './stages/orient';
 import { padRows } from './stages/pad';
 import { resizeRows } from './stages/resize';
-import { forward, type RowSource } from './stages/rows';
+import type { RowSource } from './stages/rows';
 import type { Dimensions, ImageFormat } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
@@ -90,21 +90,6 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
   }
 }
 
-/**
- * Counts the work behind each band `source` hands on (`nsPerPixel`, estimated) toward the run's
- * next turn, when other requests in the isolate go on (run-context.ts).
- */
-export function working(source: RowSource, nsPerPixel: number): RowSource {
-  return {
-    ...forward(source),
-    async read() {
-      const band = await source.read();
-      const turn = band && doWork(band.rows * source.width * nsPerPixel);
-      if (turn) await turn;
-      return band;
-    },
-  };
-}
 
 /** Work a decoded pixel takes: the decode (of all the stored pixels shrink-on-load skips), colour conversion and resize. */
 function decodeWork(plan: ProcessingPlan, profile: ColourProfile | null): number {
@@ -137,15 +122,6 @@ function padColour(plan: ProcessingPlan) {
   return FORMATS[plan.outputFormat].supportsAlpha ? plan.background : { ...plan.background, a: 255 };
 }
 
-export async function decode(file: ImageFile, options: ProcessingPlan['decode'], expected: Dimensions): Promise<RowSource> {
-  const source = await guardedDecode(file, () => file.decode(options));
-  const { width, height } = expected;
-  if (source.width !== width || source.height !== height) {
-    source.close();
-    throw damaged(file, `the decoder gives ${source.width}x${source.height}, the header promised ${width}x${height}`);
-  }
-  return source;
-}
 
 /** What the encoder makes of the rows; decoding errors that surface while rows are read stay decoding errors. */
 async function encode(plan: ProcessingPlan, source: RowSource, sink: ResultSink): Promise<void> {
@@ -277,30 +253,5 @@ function checkedRegion(region: Region, image: Dimensions): Dimensions {
   throw invalidParameter(
     field,
     `${problem}; the image is ${image.width}x${image.height} pixels (as displayed, after EXIF orientation), so x + width must be at most ${image.width} and y + height at most ${image.height}`,
-  );
-}
-
-async function guardedDecode<T>(file: ImageFile, decode: () => Promise<T>): Promise<T> {
-  try {
-    return await decode();
-  } catch (error) {
-    throw asDecodeError(file, error);
-  }
-}
-
-/** Running out of memory says nothing about the file; everything else a decoder throws is the file's fault. */
-export function asDecodeError(file: ImageFile, error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (error instanceof RangeError || /memory|Cannot enlarge/i.test(String(error))) {
-    return new AppError('CONVERSION_FAILED', 'The image could not be processed: it needs more memory than is available.', error);
-  }
-  return damaged(file, error);
-}
-
-function damaged(file: ImageFile, detail: unknown): AppError {
-  return new AppError(
-    'UNSUPPORTED_FORMAT',
-    `The file looks like ${file.format.label} but could not be decoded: it is damaged, truncated or uses a feature that is not supported.`,
-    detail,
   );
 }

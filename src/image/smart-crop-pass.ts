@@ -1,7 +1,7 @@
 import { clamp } from './fit';
 import type { MemoryMeter } from './memory-meter';
 import type { Region } from './operations';
-import { decode, working } from './pipeline';
+import { decode, working } from './decoding';
 import { shrinkOnLoad, shrunkSize, smartCropSize, type ProcessingPlan } from './plan';
 import { ATTENTION_SIDE, attentionCrop, entropyCrop } from './smart-crop';
 import { toSrgbRows, type ColourProfile } from './stages/colour';

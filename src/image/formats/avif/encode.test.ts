@@ -230,6 +230,17 @@ describe('AVIF grid encoder', () => {
   });
 });
 
+describe('AVIF results capped by the plan', () => {
+  it('refuses with FILE_TOO_LARGE once the encoded tiles pass the cap, and keeps to it when they fit', async () => {
+    const photo = await decodeJpeg(await corpus('photos/photo-1mp.jpg'));
+    const full = await encodeToBytes(avifEncoder, frameSource(photo, { alpha: false }), Q80);
+    const capped = await encodeToBytes(avifEncoder, frameSource(photo, { alpha: false }), { ...Q80, maxBytes: full.length });
+    expect(sameBytes(capped, full)).toBe(true);
+    const tooSmall = encodeToBytes(avifEncoder, frameSource(photo, { alpha: false }), { ...Q80, maxBytes: Math.floor(full.length / 2) });
+    await expect(tooSmall).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+  });
+});
+
 function withAlpha(image: RgbaImage, alpha: (x: number, y: number) => number): RgbaImage {
   const data = Uint8Array.from(image.data);
   for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) data[(y * image.width + x) * 4 + 3] = alpha(x, y);

@@ -1,5 +1,6 @@
 import { AppError } from '../../../errors';
 import { trackBuffer } from '../../codecs/wasm-memory';
+import { resultTooLarge } from '../../result-buffer';
 import type { ResultSink } from '../../result-sink';
 import { copyPixels, doWork } from '../../run-context';
 import type { RowEncoder, RowSource } from '../../stages/rows';
@@ -22,10 +23,10 @@ export const avifEncoder: RowEncoder = avifEncoderWith({});
 export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileSide?: number }): RowEncoder {
   return {
     placesOrientation: false,
-    async encode(source, { quality, orientation }, sink) {
+    async encode(source, { quality, orientation, maxBytes = Infinity }, sink) {
       try {
         if (orientation !== 1) throw new Error(`orientation ${orientation} reached an encoder that writes rows as they come`);
-        await encodeAvif(source, quality, planAvifLayout(source.width, source.height, maxTileSide), sink);
+        await encodeAvif(source, { quality, maxBytes }, planAvifLayout(source.width, source.height, maxTileSide), sink);
       } catch (error) {
         if (error instanceof AppError) throw error;
         throw new AppError('CONVERSION_FAILED', 'Encoding the result as AVIF failed.', error);
@@ -36,9 +37,15 @@ export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileS
   };
 }
 
-async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout, output: ResultSink): Promise<void> {
+interface AvifSettings {
+  quality: number;
+  /** Most bytes of AV1 data the tiles may have (the plan's cap; the encoded tiles are what it holds). */
+  maxBytes: number;
+}
+
+async function encodeAvif(source: RowSource, settings: AvifSettings, layout: AvifLayout, output: ResultSink): Promise<void> {
   const { width, height } = source;
-  const tiles = await encodeTiles(source, quality, layout);
+  const tiles = await encodeTiles(source, settings, layout);
   try {
     // The encoder's instance and the row buffers are let go before the file is written around the tiles.
     const { color, alpha } = tiles.finish();
@@ -49,10 +56,10 @@ async function encodeAvif(source: RowSource, quality: number, layout: AvifLayout
 }
 
 /** Every tile encoded (the opaque alpha tile included), on an encoder instance that is released after. */
-async function encodeTiles(source: RowSource, quality: number, layout: AvifLayout): Promise<EncodedTiles> {
+async function encodeTiles(source: RowSource, { quality, maxBytes }: AvifSettings, layout: AvifLayout): Promise<EncodedTiles> {
   const { width, height } = source;
   const encoder = await openTileEncoder({ quality, speed: avifSpeedFor(width * height) });
-  const tiles = new TileCollector(layout, encoder, source.alpha);
+  const tiles = new TileCollector(layout, encoder, source.alpha, maxBytes);
   const rows = new TileRowBuffer(layout, width, height);
   const buffers = trackBuffer(rows.pixels.byteLength + tiles.tileBytes);
   try {
@@ -136,11 +143,13 @@ class TileCollector implements EncodedTiles {
   /** Per tile (when the source may have alpha): its alpha, or null where it is all opaque. */
   private readonly alpha: (EncodedAv1 | null)[] = [];
   private readonly tile: Uint8Array;
+  private encodedBytes = 0;
 
   constructor(
     private readonly layout: AvifLayout,
     private readonly encoder: TileEncoder,
     private readonly hasAlpha: boolean,
+    private readonly maxBytes: number,
   ) {
     this.tile = new Uint8Array(layout.tileWidth * layout.tileHeight * 4);
   }
@@ -168,6 +177,8 @@ class TileCollector implements EncodedTiles {
   }
 
   private held(tile: EncodedAv1): EncodedAv1 {
+    this.encodedBytes += tile.data.byteLength;
+    if (this.encodedBytes > this.maxBytes) throw resultTooLarge(this.maxBytes, this.encodedBytes);
     this.drops.push(trackBuffer(tile.data.byteLength));
     return tile;
   }

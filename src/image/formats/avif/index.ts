@@ -1,5 +1,5 @@
 import { startsWith } from '../../bytes';
-import { defineFormat } from '../format';
+import { defineFormat, type EncodeFacts } from '../format';
 import { AVIF_BAND_ROWS, openAvif } from './decode';
 import { avifEncoder } from './encode';
 import { readAvifHeader } from './header';
@@ -24,7 +24,9 @@ export const avif = defineFormat({
   shrinkFactors: [1],
   maxDimension: 65_536,
   supportsAlpha: true,
-  resultMayBeCapped: false,
+  // Bounded by white noise (0.6-1.9 bytes a pixel); photos give 0.05-0.16, so a fifth of it is room enough.
+  resultMayBeCapped: true,
+  resultCapFloor: 1 / 5,
   encoder: avifEncoder,
   // dav1d holds a decoded picture (one row of tiles of a grid) and the item's data; rows are converted band by band.
   decodeCost: ({ container }, { stored, decoded }) => {
@@ -35,12 +37,17 @@ export const avif = defineFormat({
     return { open: bytes, streaming: bytes };
   },
   // The encoded tiles are kept until the end, where the container is written around them tile by tile.
-  encodeCost: ({ output, alpha, quality }) => ({
-    streaming: avifEncoderPeakBytes(output.width, output.height, alpha, quality),
-    burstBytes: avifWriteBurstBytes(output.width, output.height, alpha, quality),
+  encodeCost: (facts) => ({
+    streaming: avifEncoderPeakBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality, avifResultBound(facts)),
+    burstBytes: avifWriteBurstBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality),
   }),
-  resultBound: ({ output, alpha, quality }) => avifEncodedBytes(output.width, output.height, alpha, quality),
+  resultBound: (facts) => avifResultBound(facts),
 });
+
+/** The file's bound at its quality, or the plan's cap where that is less (the tile encoder keeps to it). */
+function avifResultBound({ output, alpha, quality, maxResultBytes = Infinity }: EncodeFacts): number {
+  return Math.min(avifEncodedBytes(output.width, output.height, alpha, quality), maxResultBytes);
+}
 
 /**
  * An ISOBMFF file whose leading `ftyp` box names `avif` (still) or `avis` (sequence) as major

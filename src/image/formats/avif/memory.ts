@@ -183,10 +183,11 @@ export function avifEncodedBytes(width: number, height: number, alpha: boolean, 
 
 /**
  * The most the encoder holds at once besides its file: its instance and buffers, and the encoded
- * tiles, kept until the container can be written around them.
+ * tiles (at most `encodedBytes`: the file's bound or the plan's cap), kept until the container can
+ * be written around them.
  */
-export function avifEncoderPeakBytes(width: number, height: number, alpha: boolean, quality: number): number {
-  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + avifEncodedBytes(width, height, alpha, quality);
+export function avifEncoderPeakBytes(width: number, height: number, alpha: boolean, quality: number, encodedBytes: number): number {
+  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + encodedBytes;
 }
 
 /** The file goes out a tile at a time after the boxes (grid-writer.ts): the largest of those pieces. */

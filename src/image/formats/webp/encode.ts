@@ -63,7 +63,7 @@ function rowsToPlace(orientation: number, storedHeight: number, y: number, rows:
  * is height x width for 5-8) and closes the source. `stats`, if given, receives what the encode used.
  */
 export async function encodeWebp(source: RowSource, options: EncodeOptions, stats?: WebpEncodeStats): Promise<Uint8Array> {
-  const output = new ResultBuffer(webpResultBytes(source.width * source.height));
+  const output = new ResultBuffer(options.maxBytes ?? webpResultBytes(source.width * source.height));
   await writeWebp(source, options, output, stats);
   return output.bytes();
 }
