@@ -38,7 +38,7 @@ const REFUSED = new Set<string>([
 type Case = [label: string, path: string, fields: Record<string, string>];
 
 function operations(input: ImageFormat): Case[] {
-  const other = input === 'jpeg' ? 'webp' : 'jpg';
+  const other = input === 'jpeg' ? 'png' : 'jpg';
   const crop = { x: '1200', y: '900', width: '2000', height: '1500' };
   return [
     ...FORMATS.map((format): Case => [`convert to ${format}`, '/api/v1/convert', { format }]),
@@ -95,8 +95,10 @@ describe('the files at the edge of the Pro plan, every operation and output form
       expect(peak).toBeGreaterThan(0);
       expect(peak).toBeLessThanOrEqual(planned);
       expect(planned).toBeLessThanOrEqual(100 * MiB);
+      // 48 MP WebP fits only because its prediction follows what libwebp holds: within 15% of it.
+      if (name.includes('48mp') && label === 'convert to webp') expect(peak).toBeGreaterThan(0.85 * planned);
       const stored = new Uint8Array(await (await download(body.data.download_url)).arrayBuffer());
       expect(stored.byteLength).toBe(body.data.size);
-    });
+    }, 180_000); // libwebp takes 30-50 s for a 48 MP picture on a shared core
   }
 });
