@@ -286,6 +286,18 @@ export interface components {
                 request_id: string;
             };
         };
+        BusyFailure: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "SERVER_BUSY";
+                /** @description For people: says what was wrong and, where it helps, what to send instead. */
+                message: string;
+                /** @description The X-Request-Id of this answer; quote it when reporting a problem. */
+                request_id: string;
+            };
+        };
         ConvertForm: {
             /**
              * Format: binary
@@ -379,15 +391,12 @@ export interface components {
              */
             keep_aspect_ratio?: boolean;
             /**
-             * @description How the picture fills the width x height box: inside (fit inside, aspect kept), cover (fill the box, cut the overflow by position), contain (fit inside, pad to the box with background), fill (stretch), outside (cover without cutting). Left out: keep_aspect_ratio decides (true: inside, false: fill). cover and contain need both width and height.
-             * @example cover
+             * @description How the picture fills the width x height box: inside (fit inside, aspect kept), cover (fill the box, cut the overflow by position), contain (fit inside, pad to the box with background), fill (stretch), outside (cover without cutting). Left out or empty: keep_aspect_ratio decides (true: inside, false: fill). cover and contain need both width and height.
+             * @default
              * @enum {string}
              */
-            fit?: "inside" | "cover" | "contain" | "fill" | "outside";
-            /**
-             * @description Which part cover keeps: center (default), a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).
-             * @example attention
-             */
+            fit?: "" | "inside" | "cover" | "contain" | "fill" | "outside";
+            /** @description Left out or empty: center. Which part cover keeps: center, a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side). */
             position?: string;
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
@@ -671,6 +680,17 @@ export interface operations {
                     "application/json": components["schemas"]["ServerFailure"];
                 };
             };
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusyFailure"];
+                };
+            };
         };
     };
     cropImage: {
@@ -775,6 +795,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServerFailure"];
+                };
+            };
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusyFailure"];
                 };
             };
         };
@@ -883,6 +914,17 @@ export interface operations {
                     "application/json": components["schemas"]["ServerFailure"];
                 };
             };
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusyFailure"];
+                };
+            };
         };
     };
     removeMetadata: {
@@ -987,6 +1029,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServerFailure"];
+                };
+            };
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusyFailure"];
                 };
             };
         };
