@@ -156,6 +156,8 @@ const position = z
   .optional()
   .openapi({
     type: 'string',
+    // Without a default, Swagger UI's "Try it out" sends its placeholder, the word "string".
+    default: '',
     description:
       'Left out or empty: center. Which part cover keeps: center, a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).',
   });

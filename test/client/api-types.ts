@@ -396,7 +396,10 @@ export interface components {
              * @enum {string}
              */
             fit?: "" | "inside" | "cover" | "contain" | "fill" | "outside";
-            /** @description Left out or empty: center. Which part cover keeps: center, a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side). */
+            /**
+             * @description Left out or empty: center. Which part cover keeps: center, a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).
+             * @default
+             */
             position?: string;
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
