@@ -8,7 +8,7 @@ import { readDimensions } from '../support/formats';
 /*
  * AVIF at the sizes the Pro plan accepts, with the default configuration (100 MiB budget): a 24 MP
  * single-item AVIF (sharp's and libavif's default layout) as input (48 MP AVIF results, streamed
- * to R2, are in plan-edge.test.ts). What
+ * to R2, are in test/workers/plan-edge/). What
  * runs holds at most what the memory guard predicted and fits the budget; what cannot fit is
  * refused from the header, naming the largest size that would. The inputs are made by sharp from
  * the corpus photos (test/support/large-inputs.ts).

@@ -8,7 +8,7 @@ import { readDimensions } from '../support/formats';
 
 /*
  * Real photos at full size with the default configuration: every operation succeeds, holds at
- * most what a deployed isolate can give it (64 MiB for 12 MP, 100 MiB for 24 MP; 48 MP is in plan-edge.test.ts), never more than
+ * most what a deployed isolate can give it (64 MiB for 12 MP, 100 MiB for 24 MP; 48 MP is in test/workers/plan-edge/), never more than
  * the memory guard predicted, and gives a file of the right size. The inputs are the corpus photos
  * and what sharp makes of them (test/support/large-inputs.ts).
  */

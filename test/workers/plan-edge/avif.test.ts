@@ -1,0 +1,3 @@
+import { describeEdgeOf } from './edge';
+
+describeEdgeOf('avif-24mp.avif');

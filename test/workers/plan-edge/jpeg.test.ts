@@ -1,0 +1,3 @@
+import { describeEdgeOf } from './edge';
+
+describeEdgeOf('jpeg-48mp.jpg');

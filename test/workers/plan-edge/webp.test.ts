@@ -1,0 +1,3 @@
+import { describeEdgeOf } from './edge';
+
+describeEdgeOf('webp-48mp.webp');
