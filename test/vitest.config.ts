@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serveLargeInput } from './support/large-inputs.ts';
 import { serveReferenceDecode } from './support/reference-decoder.ts';
+import SlowestFirst from './slowest-first.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const corpusRoot = path.resolve(root, '../shared/corpus');
@@ -85,6 +86,7 @@ export default defineConfig({
     // Vitest runs one file at a time on a 2-core machine by default (cores - 1); the suite is
     // CPU-bound in workerd and Node, so two files at a time nearly halve it.
     maxWorkers: Math.max(2, availableParallelism()),
+    sequence: { sequencer: SlowestFirst },
     // A failed comparison of pixel arrays would otherwise be printed whole: a diff of 100+ MB
     // that overflows the pool's WebSocket and crashes the worker instead of reporting the failure.
     diff: { truncateThreshold: 400, maxDepth: 4 },
@@ -106,18 +108,6 @@ export default defineConfig({
           include: ['test/node/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-        },
-      },
-      {
-        // Fairness measured through `npm run dev`: after every other project, alone on the machine.
-        test: {
-          name: 'fairness',
-          root,
-          environment: 'node',
-          include: ['test/fairness/**/*.test.ts'],
-          testTimeout: 180_000,
-          hookTimeout: 240_000,
-          sequence: { groupOrder: 1 },
         },
       },
       {

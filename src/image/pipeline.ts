@@ -72,7 +72,7 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
     const profile = await readColourProfile(header.colour);
     const meter = new MemoryMeter(input.byteLength);
     const stages = options.profile ? new StageProfile() : null;
-    const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)));
+    const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)), options.share?.turn);
     await meter.run(
       async () => {
         const cut = plan.smart ? await findSmartCut(plan, profile, meter) : plan.cut;

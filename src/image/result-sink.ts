@@ -32,6 +32,9 @@ export interface ResultTarget {
    * `burstBytes` between two drains (the memory plan counts it).
    */
   heldBytes(fileBytes: number, burstBytes: number): number;
-  /** A sink for a file of at most `maxBytes` (more is refused with FILE_TOO_LARGE). */
-  open(format: ImageFormat, maxBytes: number): ResultSink;
+  /**
+   * A sink for a file of at most `maxBytes` (more is refused with FILE_TOO_LARGE); `pace`, if
+   * given, is awaited before the sink sends what it holds on (the run's turn: src/image/run-context.ts).
+   */
+  open(format: ImageFormat, maxBytes: number, pace?: () => Promise<void>): ResultSink;
 }

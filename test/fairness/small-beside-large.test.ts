@@ -5,8 +5,8 @@
  * large one is writing. Each of the small one's steps (the key in D1, the rate limiter's Durable
  * Object, the quota, R2 and the result's record) can only go on when the large run takes a turn
  * (src/image/run-context.ts), and the large run gives way to it at its turns (src/admission/cpu-share.ts).
- * This file runs after every other test file (its own vitest project, test/vitest.config.ts), alone
- * on the machine, since what it measures is the isolate, not the machine's other work.
+ * `npm run test:fairness` runs it alone on the machine (test/fairness.config.ts says why it is not
+ * part of `npm test` yet), since what it measures is the isolate, not the machine's other work.
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
