@@ -53,7 +53,7 @@ const wasmAsModule = {
 };
 
 /** A project of tests inside workerd, with the Worker's bindings and the test file servers. */
-function workersProject(test: { name: string; include: string[]; exclude?: string[]; isolate?: boolean }) {
+function workersProject(test: { name: string; include: string[]; exclude?: string[]; isolate?: boolean; sequence?: { groupOrder: number } }) {
   return {
     plugins: [
       cloudflareTest({
@@ -92,7 +92,9 @@ export default defineConfig({
     diff: { truncateThreshold: 400, maxDepth: 4 },
     chaiConfig: { truncateThreshold: 400 },
     projects: [
-      workersProject({ name: 'workers', include: ['src/**/*.test.ts', 'test/workers/**/*.test.ts'], exclude: ['src/image/**'] }),
+      workersProject({ name: 'workers', include: ['src/**/*.test.ts', 'test/workers/**/*.test.ts'], exclude: ['src/image/**', 'test/workers/fairness.test.ts'] }),
+      // Timed against a large run in the same isolate: after every other file, alone on the machine.
+      workersProject({ name: 'fairness', include: ['test/workers/fairness.test.ts'], sequence: { groupOrder: 1 } }),
       // Pure unit tests of src/image (no storage, no module state they rely on being fresh): one
       // workerd runs them all instead of one per file, which saves ~1 s of start-up per file.
       workersProject({ name: 'image', include: ['src/image/**/*.test.ts'], isolate: false }),
