@@ -22,18 +22,39 @@ describe('MemoryAdmission', () => {
     expect(admission.heldBytes).toBe(0);
   });
 
-  it('keeps arrival order: a small run does not overtake a waiting large one', async () => {
+  it('lets a small run go past a waiting large one when that does not delay it', async () => {
     const admission = new MemoryAdmission(() => 100 * MB);
     const running = await admission.admit(70 * MB);
     const order: string[] = [];
     const large = admission.admit(80 * MB).then((release) => (order.push('large'), release));
-    const small = admission.admit(1 * MB).then((release) => (order.push('small'), release));
-    await settle();
-    expect(order).toEqual([]);
+    const small = await admission.admit(1 * MB); // 1 + 80 still fit once the 70 is released
+    const upload = await admission.reserve(2 * MB); // a small body too
+    expect(admission.heldBytes).toBe(73 * MB);
     running();
     (await large)();
-    (await small)();
-    expect(order).toEqual(['large', 'small']);
+    expect(order).toEqual(['large']);
+    small();
+    upload.release();
+    expect(admission.heldBytes).toBe(0);
+  });
+
+  it('keeps arrival order when going past would keep the first in line waiting', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB);
+    const running = await admission.admit(70 * MB);
+    const order: string[] = [];
+    const large = admission.admit(90 * MB).then((release) => (order.push('large'), release));
+    const smalls = [5, 5, 5].map((mb, i) => admission.admit(mb * MB).then((release) => (order.push(`small ${i}`), release)));
+    await settle();
+    expect(order).toEqual(['small 0', 'small 1']); // 5 + 5 + 90 = 100: a third would hold up the 90
+    running();
+    await settle();
+    expect(order).toEqual(['small 0', 'small 1', 'large']);
+    for (const small of smalls.slice(0, 2)) (await small)();
+    await settle();
+    expect(order).toEqual(['small 0', 'small 1', 'large', 'small 2']);
+    (await large)();
+    (await smalls[2])();
+    expect(admission.heldBytes).toBe(0);
   });
 
   it('always admits a request alone, and nothing beside it while it is over the budget', async () => {

@@ -12,10 +12,14 @@ import { AppError } from '../errors';
  * arrival order, runs before uploads not yet read (a run's end frees memory, an upload's start
  * takes it), and gives up after `maxWaitMs` with 503 SERVER_BUSY and Retry-After; a request whose
  * client hangs up leaves the queue at once. So a small request beside a large one starts at once
- * instead of queueing behind it.
+ * instead of queueing behind it, and it also goes past large ones that wait, when it fits now and
+ * what went past (it included) leaves room for the first in line: the one it goes past would not
+ * start any sooner without it (a 32x32 conversion once waited 4 s behind a 24 MP one that waited).
  */
 export class MemoryAdmission {
   private held = 0;
+  /** Of `held`, what went past requests waiting in line (see the class). */
+  private overtaking = 0;
   private peak = 0;
   private running = 0;
   private readonly runs: Waiting[] = [];
@@ -52,9 +56,9 @@ export class MemoryAdmission {
    * is released, shrunk or taken over by its run.
    */
   async reserve(bytes: number, signal?: AbortSignal): Promise<Hold> {
-    const enter = () => this.take(bytes);
-    if (this.runs.length > 0 || this.uploads.length > 0 || !this.fits(bytes, 0)) return this.wait(this.uploads, bytes, 0, enter, signal);
-    return enter();
+    const first = this.runs[0] ?? this.uploads[0];
+    if (this.goesFirst(bytes, 0, first)) return this.take(bytes, first !== undefined);
+    return this.wait(this.uploads, bytes, 0, () => this.take(bytes), signal);
   }
 
   /**
@@ -63,9 +67,9 @@ export class MemoryAdmission {
    */
   async admit(bytes: number, signal?: AbortSignal, upload?: Hold): Promise<() => void> {
     const own = upload?.bytes ?? 0;
-    const enter = () => {
+    const enter = (overtakes = false) => {
       upload?.takenOver();
-      const run = this.take(bytes);
+      const run = this.take(bytes, overtakes);
       this.running++;
       let done = false;
       return () => {
@@ -75,8 +79,18 @@ export class MemoryAdmission {
         run.release();
       };
     };
-    if (this.runs.length > 0 || !this.fits(bytes, own)) return this.wait(this.runs, bytes, own, enter, signal);
-    return enter();
+    if (this.goesFirst(bytes, own, this.runs[0])) return enter(this.runs.length > 0);
+    return this.wait(this.runs, bytes, own, enter, signal);
+  }
+
+  /**
+   * Whether a request starts now: it fits, and either nobody is in line before it (`first`), or
+   * what went past the first in line, it included, still leaves that one room once the rest is
+   * released.
+   */
+  private goesFirst(bytes: number, own: number, first: Waiting | undefined): boolean {
+    if (!this.fits(bytes, own)) return false;
+    return !first || this.overtaking + bytes + first.bytes <= this.budgetBytes();
   }
 
   private fits(bytes: number, own: number): boolean {
@@ -84,26 +98,27 @@ export class MemoryAdmission {
     return others === 0 || others + bytes <= this.budgetBytes();
   }
 
-  private take(bytes: number): Hold {
+  private take(bytes: number, overtakes = false): Hold {
     this.held += bytes;
+    if (overtakes) this.overtaking += bytes;
     this.peak = Math.max(this.peak, this.held);
+    const drop = (less: number) => {
+      this.held -= less;
+      if (overtakes) this.overtaking -= less;
+      hold.bytes -= less;
+    };
     const hold: Hold = {
       bytes,
       release: () => {
-        this.held -= hold.bytes;
-        hold.bytes = 0;
+        drop(hold.bytes);
         this.startWaiting();
       },
       shrinkTo: (smaller) => {
         if (smaller >= hold.bytes) return;
-        this.held -= hold.bytes - smaller;
-        hold.bytes = smaller;
+        drop(hold.bytes - smaller);
         this.startWaiting();
       },
-      takenOver: () => {
-        this.held -= hold.bytes;
-        hold.bytes = 0;
-      },
+      takenOver: () => drop(hold.bytes),
     };
     return hold;
   }
