@@ -40,6 +40,17 @@ describe('CpuShare', () => {
     longLeft();
   });
 
+  it('a run that starts after another request answered takes turns as a run alone', async () => {
+    const share = new CpuShare();
+    share.enter()(); // the previous request of a client that sends one after another
+    await sleep(5);
+    const left = share.enter();
+    const run = share.run();
+    expect(run.contended()).toBe(false);
+    run.end();
+    left();
+  });
+
   it('never waits longer than its bound, however many short requests keep coming', async () => {
     const share = new CpuShare();
     const longLeft = share.enter();

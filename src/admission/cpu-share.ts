@@ -44,9 +44,11 @@ export class CpuShare {
    */
   run(): RunShare {
     let long = false;
+    const startedAt = Date.now();
     return {
-      // A request that just answered still has its answer to send, which the runtime writes between turns.
-      contended: () => this.requests > 1 || Date.now() - this.leftAt < LINGER_MS,
+      // A request that answered while this run went on still has its answer to send, which the
+      // runtime writes between turns (one that answered before the run began has sent it).
+      contended: () => this.requests > 1 || (this.leftAt >= startedAt && Date.now() - this.leftAt < LINGER_MS),
       turn: async () => {
         if (!long) {
           long = true;
