@@ -8,8 +8,8 @@ import { fitGeometry, type FitGeometry } from './fit';
 import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
-import { chooseLowMemory, encodeFacts, fitResultToBudget, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
-import { findSmartCut } from './smart-crop-pass';
+import { chooseLowMemory, encodeFacts, fitResultToBudget, holdsResizedPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { collectPicture, findSmartCut, smartCutOf } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
 import { cropRows } from './stages/crop';
@@ -17,7 +17,7 @@ import { flattenRows } from './stages/flatten';
 import { orientRows, storedRegion } from './stages/orient';
 import { padRows } from './stages/pad';
 import { resizeRows } from './stages/resize';
-import type { RowSource } from './stages/rows';
+import { pictureRows, type RowSource } from './stages/rows';
 import type { Dimensions, ImageFormat } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
@@ -29,8 +29,9 @@ export const MAX_RESIZE_SIDE = 12_000;
  *   checks -> (lossless strip | plan every step from the header -> memory guard -> stream rows:
  *   decode (shrink-on-load, or only the rows and columns a crop needs) -> colour to sRGB ->
  *   flatten -> resize -> cut (cover) -> pad (contain) -> orientation -> encode).
- * A smart crop (cover with entropy or attention) first looks at a reduced decode of the same
- * bytes to choose the cut (smart-crop-pass.ts); the memory of that pass is gone before the second.
+ * A smart crop (cover with entropy or attention) scores the resized picture to choose the cut:
+ * held whole when it is a thumbnail's (plan.ts holdsResizedPicture), so one decode does, otherwise
+ * a reduced decode of the same bytes first (smart-crop-pass.ts), gone before the second.
  * Everything that can be refused from the header is refused before any decode.
  */
 export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
@@ -75,8 +76,7 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
     const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)), options.share?.turn);
     await meter.run(
       async () => {
-        const cut = plan.smart ? await findSmartCut(plan, profile, meter) : plan.cut;
-        const source = await decodeAndTransform({ ...plan, cut }, profile, meter, stages);
+        const source = await decodeAndTransform(plan, profile, meter, stages);
         const encoding = () => encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
         return stages ? stages.encode(encoding) : encoding();
       },
@@ -103,6 +103,21 @@ const STAGE_NS = { colour: 12, resize: 15 };
 /** The steps between decoder and encoder, each a stage that passes bands of rows on (timed by `stages` if given). */
 async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stages: StageProfile | null): Promise<RowSource> {
   const stage = (name: string, source: RowSource) => (stages ? stages.stage(name, source) : source);
+  if (holdsResizedPicture(plan)) {
+    const resized = await resizedRows(plan, profile, meter, stage);
+    const { model, alpha, grey } = resized;
+    const picture = await collectPicture(resized, meter);
+    const cut = await smartCutOf(plan, picture, meter);
+    return placedRows(pictureRows(picture, { model, alpha, grey }), { ...plan, cut }, stage);
+  }
+  const cut = plan.smart ? await findSmartCut(plan, profile, meter) : plan.cut;
+  return placedRows(await resizedRows({ ...plan, cut }, profile, meter, stage), { ...plan, cut }, stage);
+}
+
+type Stage = (name: string, source: RowSource) => RowSource;
+
+/** decode -> colour -> flatten -> resize (of only the columns a cut keeps). */
+async function resizedRows(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stage: Stage): Promise<RowSource> {
   const decoded = stage('decode', await decode(plan.file, plan.decode, plan.decoded));
   let source = working(decoded, decodeWork(plan, profile));
   meter.sample(source.heldBytes());
@@ -111,6 +126,12 @@ async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile |
   if (plan.flatten) source = stage('flatten', flattenRows(source, plan.background));
   const { cut } = plan;
   if (plan.resize) source = stage('resize', resizeRows(source, plan.resize.width, plan.resize.height, cut && { x: cut.x, width: cut.width }));
+  return source;
+}
+
+/** cut (cover) -> pad (contain) -> orientation: the resized rows placed as the result shows them. */
+function placedRows(source: RowSource, plan: ProcessingPlan, stage: Stage): RowSource {
+  const { cut } = plan;
   if (cut) source = stage('cut', cropRows(source, source.width === cut.width ? { ...cut, x: 0 } : cut));
   if (plan.pad) source = stage('pad', padRows(source, plan.pad.box, plan.pad.at, padColour(plan)));
   if (!plan.orientInEncoder) source = stage('orient', orientRows(source, plan.orientation));

@@ -1,6 +1,7 @@
 import { FORMATS, type ImageFile } from './formats/index';
 import { largestFitting, MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
 import type { Colour, Region } from './operations';
+import { ATTENTION_SIDE } from './smart-crop';
 import { orientedFrameChannels } from './stages/oriented-frame';
 import { resizeScratchBytes } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
@@ -10,7 +11,8 @@ import type { Dimensions, ImageFormat } from './types';
  * Everything a run will do, decided from the header before any decode (as sharp records its
  * options first and one pipeline then runs them in a fixed order): decode (shrink-on-load or the
  * stored region of a crop) -> colour -> flatten -> resize -> cut (cover) -> pad (contain) ->
- * orientation -> encode. A smart crop first looks at a reduced decode (smart-crop.ts).
+ * orientation -> encode. A smart crop scores the resized picture, held whole when it is small
+ * (holdsResizedPicture), otherwise a second, reduced decode (smart-crop-pass.ts).
  */
 export interface ProcessingPlan {
   /** The input with its header (formats/format.ts). */
@@ -90,6 +92,11 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   if (plan.pad) stages += band(plan.pad.box.width);
   if (plan.smart?.strategy === 'entropy') stages += entropyPassBytes(decoded, resize ?? decoded);
   let frame = 0;
+  if (holdsResizedPicture(plan)) {
+    // Complete before the cut is known: the encoder starts once it is scored (a frame splits the run).
+    frame += 4 * pixelsOf(resize ?? decoded);
+    if (plan.smart?.strategy === 'attention') stages += attentionCopyBytes(resize ?? decoded);
+  }
   const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
   if (reordersRows) {
     frame += orientedFrameChannels({ alpha: carriesAlpha, grey }) * pixelsOf(beforeOrientation);
@@ -102,6 +109,21 @@ const band = (width: number) => BAND_ROWS_MAX * width * 4;
 
 /** Pixels of the reduced picture a smart crop looks at, at most: a 400x400 thumbnail's cover size of a 3:2 photo is 600x400. */
 export const SMART_CROP_MAX_PIXELS = 512 * 512;
+
+/**
+ * A smart crop of a small resized picture (a thumbnail's cover size) holds it whole: one decode
+ * fills it, it is scored, and the cut is read from it. A larger one is scored on a second, reduced
+ * decode instead, so that no run holds a large picture.
+ */
+export function holdsResizedPicture(plan: ProcessingPlan): boolean {
+  return plan.smart !== null && pixelsOf(plan.resize ?? plan.decoded) <= SMART_CROP_MAX_PIXELS;
+}
+
+/** Attention's copy of the held picture at ATTENTION_SIDE (smart-crop.ts), upright, and the resize to it. */
+function attentionCopyBytes(picture: Dimensions): number {
+  const side = { width: ATTENTION_SIDE, height: ATTENTION_SIDE };
+  return 2 * pixelsOf(side) * 4 + resizeScratchBytes(picture, side, false);
+}
 
 /** The size a smart crop looks at: the resized picture (stored orientation), reduced to SMART_CROP_MAX_PIXELS. */
 export function smartCropSize(resized: Dimensions): Dimensions {

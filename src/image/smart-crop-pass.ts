@@ -5,30 +5,48 @@ import { decode, working } from './decoding';
 import { shrinkOnLoad, shrunkSize, smartCropSize, type ProcessingPlan } from './plan';
 import { ATTENTION_SIDE, attentionCrop, entropyCrop } from './smart-crop';
 import { toSrgbRows, type ColourProfile } from './stages/colour';
-import { flattenRows } from './stages/flatten';
+import { flattenOnto, flattenRows } from './stages/flatten';
 import { applyOrientation, storedRegion } from './stages/orient';
-import { resizeRows } from './stages/resize';
+import { resize, resizeRows } from './stages/resize';
+import type { RowSource } from './stages/rows';
 import type { Dimensions, RgbaImage } from './types';
 
 /** Premultiplying before scoring, as libvips does, puts transparent pixels on black. */
 const BLACK = { r: 0, g: 0, b: 0, a: 255 };
 
 /**
- * The first pass of a smart crop: the upload (still in memory) decoded again at the largest
- * shrink-on-load that leaves the reduced picture, resized to it and collected, turned upright,
- * and scored as libvips' smartcrop scores the resized picture. Attention collects only its 32x32
- * reduction; entropy the resized picture itself, reduced to SMART_CROP_MAX_PIXELS where larger
- * (for the usual thumbnail it is not, so the choice is libvips' exactly). Returns the cut for the
- * second pass, in stored orientation.
+ * The cut of a smart crop whose resized picture is held whole (plan.ts holdsResizedPicture): it is
+ * scored itself, as libvips' smartcrop scores the resized picture. Returns the cut in stored
+ * orientation.
  */
-export async function findSmartCut(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter): Promise<Region> {
+export function smartCutOf(plan: ProcessingPlan, picture: RgbaImage, meter: MemoryMeter): Promise<Region> {
+  const carriesAlpha = plan.alpha && !plan.flatten;
+  return smartCut(plan, meter, async (size) => {
+    const copy = resize(picture, size.width, size.height);
+    if (carriesAlpha) flattenOnto(new Uint8Array(copy.data.buffer, copy.data.byteOffset, copy.data.length), BLACK);
+    return copy;
+  });
+}
+
+/**
+ * The first pass of a smart crop of a larger picture: the upload (still in memory) decoded again at
+ * the largest shrink-on-load that leaves the reduced picture, resized to it and collected, and
+ * scored. Attention collects only its 32x32 reduction; entropy the resized picture reduced to
+ * SMART_CROP_MAX_PIXELS. Returns the cut for the second pass, in stored orientation.
+ */
+export function findSmartCut(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter): Promise<Region> {
+  return smartCut(plan, meter, (size) => reducedPicture(plan, profile, meter, size));
+}
+
+/** Scores `picture(size)` (the resized picture at `size`, stored orientation) turned upright, as libvips' smartcrop. */
+async function smartCut(plan: ProcessingPlan, meter: MemoryMeter, picture: (size: Dimensions) => Promise<RgbaImage>): Promise<Region> {
   const { smart, orientation } = plan;
-  if (!smart) throw new Error('findSmartCut: the plan has no smart crop');
+  if (!smart) throw new Error('smartCut: the plan has no smart crop');
   const resized = plan.resize ?? plan.decoded;
   const displayed = orientation >= 5 ? { width: resized.height, height: resized.width } : resized;
   const { box } = smart;
   const upright = async (size: Dimensions) => {
-    const reduced = await reducedPicture(plan, profile, meter, size);
+    const reduced = await picture(size);
     const image = applyOrientation(reduced, orientation);
     meter.sample(reduced.data.byteLength + (image === reduced ? 0 : image.data.byteLength));
     return image;
@@ -56,14 +74,20 @@ async function reducedPicture(plan: ProcessingPlan, profile: ColourProfile | nul
   source = toSrgbRows(source, profile);
   source = flattenRows(source, plan.flatten ? plan.background : BLACK);
   if (decoded.width !== size.width || decoded.height !== size.height) source = resizeRows(source, size.width, size.height);
-  const data = new Uint8Array(size.width * size.height * 4);
+  return collectPicture(source, meter);
+}
+
+/** Reads `source` to its end into one picture, counting what it holds meanwhile; closes it. */
+export async function collectPicture(source: RowSource, meter: MemoryMeter): Promise<RgbaImage & { data: Uint8Array }> {
+  const { width, height } = source;
+  const data = new Uint8Array(width * height * 4);
   try {
     for (let band = await source.read(); band; band = await source.read()) {
-      data.set(band.data, band.y * size.width * 4);
+      data.set(band.data.subarray(0, band.rows * width * 4), band.y * width * 4);
       meter.sample(source.heldBytes() + data.byteLength);
     }
   } finally {
     source.close();
   }
-  return { data, ...size };
+  return { data, width, height };
 }

@@ -90,6 +90,32 @@ export interface RowEncoder {
   encode(source: RowSource, options: EncodeOptions, sink: ResultSink): Promise<void>;
 }
 
+/**
+ * The rows of a picture held whole, in bands of BAND_ROWS_MAX (views into it: a consumer that
+ * changes a band in place changes the picture, which is read once).
+ */
+export function pictureRows(picture: RgbaImage & { data: Uint8Array }, traits: Pick<RowSource, 'model' | 'alpha' | 'grey'>): RowSource {
+  const { width, height } = picture;
+  let data: Uint8Array | null = picture.data;
+  let y = 0;
+  return {
+    width,
+    height,
+    ...traits,
+    async read() {
+      if (data === null || y >= height) return null;
+      const rows = Math.min(BAND_ROWS_MAX, height - y);
+      const band = { y, rows, data: data.subarray(y * width * 4, (y + rows) * width * 4) };
+      y += rows;
+      return band;
+    },
+    heldBytes: () => (data === null ? 0 : data.byteLength),
+    close: () => {
+      data = null;
+    },
+  };
+}
+
 /** A stage that changes bands in place starts from this: everything as its source, then overrides. */
 export function forward(source: RowSource): RowSource {
   return {
