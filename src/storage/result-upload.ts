@@ -9,7 +9,7 @@ import type { ResultSink, ResultTarget } from '../image/result-sink';
 export const RESULT_PART_BYTES = 5 * 2 ** 20;
 
 /**
- * Bytes go to R2 in pieces of this size with a turn of the run between them (storeInPieces): local
+ * Bytes go to R2 in pieces of this size with a turn of the event loop between them (storeInPieces): local
  * R2 (wrangler dev's simulator) runs in the Worker's own process and takes a 5 MiB body in one go,
  * 100-110 ms during which no other request in the isolate moves; in pieces, 11-13 ms at a time.
  */
@@ -119,7 +119,7 @@ export class ResultUpload implements ResultSink {
   async finish(): Promise<R2Object> {
     await this.drain();
     const rest = this.ownedTail ?? this.part.bytes();
-    if (!this.upload) return this.storeInPieces(rest, (body) => this.bucket.put(this.key, body, this.options));
+    if (!this.upload) return storeInPieces(rest, (body) => this.bucket.put(this.key, body, this.options));
     if (rest.byteLength > 0) this.queue(rest);
     await this.drain();
     const upload = await this.upload;
@@ -168,21 +168,11 @@ export class ResultUpload implements ResultSink {
     this.inFlightBytes += bytes.byteLength;
   }
 
-  /** `store` given `bytes` as a stream written in pieces (see PIECE_BYTES); small ones go whole. */
-  private async storeInPieces<T>(bytes: Uint8Array, store: (body: ReadableStream | Uint8Array) => Promise<T>): Promise<T> {
-    if (bytes.byteLength <= PIECE_BYTES) return store(bytes);
-    const stream = new FixedLengthStream(bytes.byteLength);
-    const stored = store(stream.readable);
-    // A store that fails stops reading: its answer ends the wait for the writes.
-    await Promise.race([writeInPieces(bytes, stream.writable.getWriter()), stored.then(noop, noop)]);
-    return stored;
-  }
-
   private send(bytes: Uint8Array): void {
     this.upload ??= this.bucket.createMultipartUpload(this.key, this.options);
     const number = this.parts.length + 1;
     const size = bytes.byteLength;
-    const part = this.upload.then((upload) => this.storeInPieces(bytes, (body) => upload.uploadPart(number, body)));
+    const part = this.upload.then((upload) => storeInPieces(bytes, (body) => upload.uploadPart(number, body)));
     this.parts.push(part);
     const settled = part.then(
       () => {},
@@ -196,6 +186,16 @@ export class ResultUpload implements ResultSink {
       this.inFlightBytes -= size;
     });
   }
+}
+
+/** `store` given `bytes` as a stream written in pieces (see PIECE_BYTES); small ones go whole. */
+async function storeInPieces<T>(bytes: Uint8Array, store: (body: ReadableStream | Uint8Array) => Promise<T>): Promise<T> {
+  if (bytes.byteLength <= PIECE_BYTES) return store(bytes);
+  const stream = new FixedLengthStream(bytes.byteLength);
+  const stored = store(stream.readable);
+  // A store that fails stops reading: its answer ends the wait for the writes.
+  await Promise.race([writeInPieces(bytes, stream.writable.getWriter()), stored.then(noop, noop)]);
+  return stored;
 }
 
 /**
