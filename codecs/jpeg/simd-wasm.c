@@ -313,9 +313,10 @@ void jsimd_idct_islow_neon(void *dct_table, JCOEFPTR coef_block, JSAMPARRAY outp
     if (r) ac = wasm_v128_or(ac, rows[r]);
   }
   if (!wasm_v128_any_true(ac)) {
-    /* DESCALE(DESCALE(dc << CONST_BITS, CONST_BITS - PASS1_BITS) << CONST_BITS, CONST_BITS + PASS1_BITS + 3) */
-    int dc = (int)coef_block[0] * quant[0] * (1 << PASS1_BITS);
-    v128_t value = wasm_i32x4_splat((dc + (1 << (PASS1_BITS + 2))) >> (PASS1_BITS + 3));
+    /* DESCALE(DESCALE(dc << CONST_BITS, CONST_BITS - PASS1_BITS) << CONST_BITS, CONST_BITS + PASS1_BITS + 3),
+       wrapping in 32 bits as C's JLONG arithmetic does (unsigned here, where overflow is defined) */
+    uint32_t dc = (uint32_t)((int32_t)coef_block[0] * quant[0]) << PASS1_BITS;
+    v128_t value = wasm_i32x4_splat((int32_t)(dc + (1u << (PASS1_BITS + 2))) >> (PASS1_BITS + 3));
     for (int i = 0; i < 16; i++) m[i] = value;
     store_samples(m, output_buf, output_col);
     return;
