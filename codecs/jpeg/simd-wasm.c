@@ -6,6 +6,7 @@
  *
  *   jsimd_extrgbx_ycc_convert_neon                                   (encoder: jccolor.c, RGBX in)
  *   jsimd_convsamp_neon, jsimd_fdct_islow_neon, jsimd_quantize_neon   (encoder: jcdctmgr.c)
+ *   jsimd_huff_encode_one_block_neon, jsimd_wasm_huff_count_ac       (encoder: jchuff.c)
  *   jsimd_idct_islow_neon                                            (decoder: jddctmgr.c)
  *   jsimd_ycc_extrgbx_convert_neon                                   (decoder: jdcolor.c, RGBX out)
  *
@@ -18,6 +19,9 @@
 #include "jinclude.h"
 #include "jpeglib.h"
 #include "jdct.h"
+#include "jchuff.h"
+#include "neon-compat.h"
+#include "simd/arm/jchuff.h"
 
 #include <wasm_simd128.h>
 
@@ -259,6 +263,100 @@ void jsimd_extrgbx_ycc_convert_neon(JDIMENSION image_width, JSAMPARRAY input_buf
       cr_row[col] = (JSAMPLE)((FIX(0.50000) * r + -FIX(0.41869) * g + -FIX(0.08131) * b + chroma_bias) >> SCALEBITS);
     }
   }
+}
+
+/*
+ * The coefficients of a block in zig-zag order, and a map of the non-zero AC ones: the one at
+ * zig-zag position k (1..63) is bit 64 - k, so that counting leading zeros walks them in order.
+ */
+static inline uint64_t zigzag_nonzero(const JCOEF *block, int16_t zigzag[DCTSIZE2]) {
+  zigzag[0] = 0;
+  for (int k = 1; k < DCTSIZE2; k++) zigzag[k] = block[jpeg_natural_order[k]];
+  uint64_t bitmap = 0; /* bit k: zigzag[k] != 0 */
+  const v128_t zero = wasm_i16x8_splat(0);
+  for (int k = 0; k < DCTSIZE2; k += 16) {
+    v128_t nonzero = wasm_i8x16_narrow_i16x8(wasm_i16x8_ne(wasm_v128_load(zigzag + k), zero),
+                                             wasm_i16x8_ne(wasm_v128_load(zigzag + k + 8), zero));
+    bitmap |= (uint64_t)wasm_i8x16_bitmask(nonzero) << k;
+  }
+  return __builtin_bitreverse64(bitmap) << 1;
+}
+
+/*
+ * jchuff.c htest_one_block()'s AC part, for the optimised tables' statistics (a call in place of
+ * its loop: codecs/jpeg/build.sh): counts each run/size symbol and the end-of-block, visiting only
+ * the non-zero coefficients. Answers the largest size seen (or the first one over MAX_COEF_BITS,
+ * which C then rejects, before counting it).
+ */
+int jsimd_wasm_huff_count_ac(JCOEFPTR block, long ac_counts[]) {
+  int16_t zigzag[DCTSIZE2];
+  uint64_t bitmap = zigzag_nonzero(block, zigzag);
+  unsigned int i = 1, largest = 0;
+  while (bitmap != 0) {
+    unsigned int r = BUILTIN_CLZLL(bitmap);
+    i += r;
+    bitmap <<= r;
+    int value = zigzag[i];
+    unsigned int nbits = 32 - BUILTIN_CLZ((unsigned int)(value < 0 ? -value : value));
+    if (nbits > MAX_COEF_BITS) return (int)nbits;
+    if (nbits > largest) largest = nbits;
+    for (; r > 15; r -= 16) ac_counts[0xF0]++;
+    ac_counts[(r << 4) + nbits]++;
+    i++;
+    bitmap <<= 1;
+  }
+  if (i != DCTSIZE2) ac_counts[0]++;
+  return (int)largest;
+}
+
+/*
+ * jchuff.c encode_one_block(), as libjpeg-turbo's AArch64 Neon version does it
+ * (simd/arm/aarch64/jchuff-neon.c, with its bit buffer and output macros from simd/arm/jchuff.h),
+ * visiting only the non-zero coefficients. C's loop tests all 63 AC coefficients, and
+ * mispredicts its branches on most blocks.
+ */
+JOCTET *jsimd_huff_encode_one_block_neon(void *state, JOCTET *buffer, JCOEFPTR block, int last_dc_val,
+                                         c_derived_tbl *dctbl, c_derived_tbl *actbl) {
+  int16_t zigzag[DCTSIZE2];
+  uint64_t bitmap = zigzag_nonzero(block, zigzag);
+
+  working_state *state_ptr = (working_state *)state;
+  int free_bits = state_ptr->cur.free_bits;
+  uint64_t put_buffer = state_ptr->cur.put_buffer;
+
+  /* nbits is the magnitude's bit count; diff its bits, or for a negative value those of value - 1. */
+  int dc = block[0] - last_dc_val;
+  unsigned int temp = (unsigned int)(dc < 0 ? -dc : dc);
+  unsigned int nbits = temp ? 32 - BUILTIN_CLZ(temp) : 0;
+  unsigned int diff = (unsigned int)(dc < 0 ? dc - 1 : dc) & ((1u << nbits) - 1);
+  PUT_CODE(dctbl->ehufco[nbits], dctbl->ehufsi[nbits], diff)
+
+  const unsigned int code_0xf0 = actbl->ehufco[0xf0], size_0xf0 = actbl->ehufsi[0xf0];
+  unsigned int i = 1;
+  while (bitmap != 0) {
+    unsigned int r = BUILTIN_CLZLL(bitmap);
+    i += r;
+    bitmap <<= r;
+    int value = zigzag[i];
+    temp = (unsigned int)(value < 0 ? -value : value);
+    nbits = 32 - BUILTIN_CLZ(temp);
+    diff = (unsigned int)(value < 0 ? value - 1 : value) & ((1u << nbits) - 1);
+    while (r > 15) {
+      PUT_BITS(code_0xf0, size_0xf0)
+      r -= 16;
+    }
+    unsigned int rs = (r << 4) + nbits;
+    PUT_CODE(actbl->ehufco[rs], actbl->ehufsi[rs], diff)
+    i++;
+    bitmap <<= 1;
+  }
+  /* Zeros to the end of the block: an end-of-block code (RS = 0). */
+  if (i != DCTSIZE2) {
+    PUT_BITS(actbl->ehufco[0], actbl->ehufsi[0])
+  }
+  state_ptr->cur.put_buffer = put_buffer;
+  state_ptr->cur.free_bits = free_bits;
+  return buffer;
 }
 
 /* ---- Decoder -------------------------------------------------------------------------------- */
