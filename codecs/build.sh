@@ -32,12 +32,18 @@ export EM_CACHE=/usr/share/emscripten/cache
 # Flags every module is linked with: an ES module factory for the Worker (the compiled .wasm is
 # passed in through instantiateWasm), no file system, no eval, memory that starts at 1 MB and
 # grows only by what is asked for (a fresh instance per job; wasm memory never shrinks).
+# The memory is imported (`wasmMemory`), so that a fresh instance can be given a zeroed memory
+# whose pages an earlier job already touched (src/image/codecs/memory-pool.ts); every module
+# exports `sbrk` (add EM_COMMON_EXPORTS to its list) so that what it uses of a larger memory
+# can be counted.
 EM_LINK_FLAGS=(
   -sENVIRONMENT=web -sMODULARIZE=1 -sEXPORT_ES6=1 -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0
   -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=1MB -sTOTAL_STACK=256KB -sMEMORY_GROWTH_GEOMETRIC_STEP=0
-  -sEXPORTED_RUNTIME_METHODS=HEAPU8 -sINCOMING_MODULE_JS_API=instantiateWasm,noInitialRun
+  -sIMPORTED_MEMORY=1
+  -sEXPORTED_RUNTIME_METHODS=HEAPU8 -sINCOMING_MODULE_JS_API=instantiateWasm,noInitialRun,wasmMemory
   --no-entry
 )
+EM_COMMON_EXPORTS=(_sbrk)
 
 # fetch_source <source package> <debian version> <orig tarball sha256> <debian tarball sha256>
 # Leaves the patched source tree in $work/src/<package>-<upstream version>.

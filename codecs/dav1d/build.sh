@@ -70,7 +70,7 @@ CROSS
   ninja -C "$build/out" src/libdav1d.a >/dev/null
 
   local exports
-  exports=$(IFS=,; echo "${DAV1D_EXPORTS[*]}")
+  exports=$(IFS=,; echo "${DAV1D_EXPORTS[*]},${EM_COMMON_EXPORTS[*]}")
   emcc "${DAV1D_CFLAGS[@]}" -I"$meson_tree/include" -I"$build/out/include" -I"$build/out/include/dav1d" -I"$here/common" \
     "$here/common/yield.c" "$here/dav1d/avif_dav1d.c" "$build/out/src/libdav1d.a" \
     "${EM_LINK_FLAGS[@]}" "${DAV1D_LINK_FLAGS[@]}" -sEXPORTED_FUNCTIONS="$exports" \

@@ -173,7 +173,7 @@ CMAKE
   # The entry points replace jmemnobs.c's memory functions (memory.c defines them all, so the
   # linker never takes jmemnobs.o from the archive).
   local exports
-  exports=$(IFS=,; echo "${JPEG_EXPORTS[*]}")
+  exports=$(IFS=,; echo "${JPEG_EXPORTS[*]},${EM_COMMON_EXPORTS[*]}")
   emcc "${JPEG_CFLAGS[@]}" -I"$tree" -I"$build" -I"$here/common" \
     "$here/common/yield.c" "$here/jpeg/errors.c" "$here/jpeg/memory.c" "$here/jpeg/decoder.c" "$here/jpeg/encoder.c" \
     "$build/libjpeg.a" \

@@ -33,7 +33,7 @@ build_png() {
   for file in "${ZLIB_SOURCES[@]}"; do sources+=("$tree/$file"); done
 
   local exports
-  exports=$(IFS=,; echo "${PNG_EXPORTS[*]}")
+  exports=$(IFS=,; echo "${PNG_EXPORTS[*]},${EM_COMMON_EXPORTS[*]}")
   emcc "${ZLIB_CFLAGS[@]}" -I"$tree" \
     "${sources[@]}" "$here/png/decoder.c" "$here/png/encoder.c" \
     "${EM_LINK_FLAGS[@]}" "${PNG_LINK_FLAGS[@]}" -sEXPORTED_FUNCTIONS="$exports" \

@@ -67,7 +67,7 @@ build_webp() {
   done | xargs -0 -n 2 -P 2 sh -c 'emcc $WEBP_CC_FLAGS -c "$0" -o "$1"'
 
   local exports
-  exports=$(IFS=,; echo "${WEBP_EXPORTS[*]}")
+  exports=$(IFS=,; echo "${WEBP_EXPORTS[*]},${EM_COMMON_EXPORTS[*]}")
   emcc "${WEBP_CFLAGS[@]}" "${objects[@]}" \
     "${EM_LINK_FLAGS[@]}" -sABORTING_MALLOC=0 -sEXPORTED_FUNCTIONS="$exports" \
     -o "$out/libwebp.js"

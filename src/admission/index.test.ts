@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryAdmission } from '.';
+import { MemoryPool } from '../image/codecs/memory-pool';
 
 const MB = 2 ** 20;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -126,5 +127,17 @@ describe('MemoryAdmission', () => {
     await settle();
     expect(nextStarted).toBe(true);
     running();
+  });
+
+  it('lets warm codec memories go when what it counts would not fit beside them', async () => {
+    const pool = new MemoryPool(48 * MB);
+    pool.give('jpeg-encoder', new WebAssembly.Memory({ initial: 40 * 16 }), 0);
+    const admission = new MemoryAdmission(() => 100 * MB, 1_000, pool);
+    const release = await admission.admit(50 * MB); // 50 + 40 fit
+    expect(pool.idleBytes).toBe(40 * MB);
+    const upload = await admission.reserve(20 * MB); // 70 + 40 would not
+    expect(pool.idleBytes).toBe(0);
+    upload.release();
+    release();
   });
 });

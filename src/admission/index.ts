@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { codecMemoryPool } from '../image/codecs/memory-pool';
 
 /**
  * Admission by memory. A deployed isolate has 128 MB for all its requests, and going over ends
@@ -15,6 +16,8 @@ import { AppError } from '../errors';
  * instead of queueing behind it, and it also goes past large ones that wait, when it fits now and
  * what went past (it included) leaves room for the first in line: the one it goes past would not
  * start any sooner without it (a 32x32 conversion once waited 4 s behind a 24 MP one that waited).
+ * Memory held for nobody (`spare`: codec memories kept warm for the next instance) is let go as
+ * soon as it no longer fits beside what is counted.
  */
 export class MemoryAdmission {
   private held = 0;
@@ -28,6 +31,7 @@ export class MemoryAdmission {
   constructor(
     private readonly budgetBytes: () => number,
     private readonly maxWaitMs = DEFAULT_MAX_WAIT_MS,
+    private readonly spare?: Spare,
   ) {}
 
   /** Bytes counted now: reserved uploads and admitted runs. */
@@ -102,6 +106,7 @@ export class MemoryAdmission {
     this.held += bytes;
     if (overtakes) this.overtaking += bytes;
     this.peak = Math.max(this.peak, this.held);
+    if (this.spare && this.held + this.spare.idleBytes > this.budgetBytes()) this.spare.drain();
     const drop = (less: number) => {
       this.held -= less;
       if (overtakes) this.overtaking -= less;
@@ -159,6 +164,12 @@ export class MemoryAdmission {
   }
 }
 
+/** Memory the isolate keeps for nobody in particular, which it can let go at once. */
+export interface Spare {
+  readonly idleBytes: number;
+  drain(): void;
+}
+
 /** Counted bytes that belong to one request. */
 export interface Hold {
   bytes: number;
@@ -194,6 +205,6 @@ let isolateAdmission: MemoryAdmission | null = null;
 
 /** The isolate's one admission (requests in an isolate share its memory). */
 export function admissionFor(budgetBytes: () => number): MemoryAdmission {
-  isolateAdmission ??= new MemoryAdmission(budgetBytes);
+  isolateAdmission ??= new MemoryAdmission(budgetBytes, DEFAULT_MAX_WAIT_MS, codecMemoryPool);
   return isolateAdmission;
 }

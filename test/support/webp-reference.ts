@@ -53,7 +53,7 @@ export function placeOnCanvas(frame: RgbaImage, canvas: Dimensions, at: { x: num
  */
 export async function decodeWebpWhole(input: Uint8Array): Promise<RgbaImage> {
   const { width, height } = readWebpDimensions(input);
-  const wasm: WasmInstance<Libwebp> = await openLibwebp();
+  const wasm: WasmInstance<Libwebp> = await openLibwebp('webp-decoder');
   const lib = wasm.instance;
   const decoder = lib._decoder_create(input.length);
   try {

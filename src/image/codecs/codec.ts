@@ -1,4 +1,5 @@
 import { doWork } from '../run-context';
+import { codecMemoryPool } from './memory-pool';
 import { trackMemory } from './wasm-memory';
 
 /**
@@ -18,6 +19,8 @@ export interface EmscriptenEncoder<Options> {
 export interface WasmInstance<T> {
   instance: T;
   memory: WebAssembly.Memory;
+  /** What the instance holds: its memory, or as much of a pooled memory as a new one would have grown to. */
+  usedBytes(): number;
   /** Stops counting the memory and drops the instance; safe to call more than once. */
   release(): void;
   /**
@@ -43,33 +46,65 @@ const jspi = (WebAssembly as unknown as Partial<Jspi>).Suspending ? (WebAssembly
 /** The import every module with yield points has (codecs/common/yield.c); an optimised build renames the import, not the function. */
 const YIELD_FUNCTION = 'js_yield';
 
-/**
- * A fresh instance of an Emscripten module for a job that outlives one call (a streaming decoder or
- * encoder handing out bands across awaits). `overrides` become properties of the Emscripten Module
- * object, where the module's imported JavaScript functions (EM_JS) find their callbacks.
- */
-export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebAssembly.Module, overrides: object = {}, nsPerYieldUnit = 0): Promise<WasmInstance<T>> {
-  const { instance, memory, exports } = await instantiateEmscripten<T>(factory, module, overrides, nsPerYieldUnit);
-  const untrack = trackMemory(memory);
+/** How a codec's instances are opened. */
+export interface OpenOptions {
+  /** Properties of the Emscripten Module object, where the module's imported JavaScript functions (EM_JS) find their callbacks. */
+  callbacks?: object;
+  /** The nanoseconds of work one unit reported at a yield point stands for. */
+  nsPerYieldUnit?: number;
+  /**
+   * What the instance is for ('jpeg-encoder'): a module with imported memory is given the memory
+   * the last instance in this role left in the pool (memory-pool.ts), and gives it back.
+   */
+  role?: string;
+}
+
+const WASM_PAGE_BYTES = 65_536;
+
+/** A new memory's size for each module, before it grows: the least a pooled memory counts as. */
+const initialBytes = new WeakMap<WebAssembly.Module, number>();
+
+/** A fresh instance of an Emscripten module for a job that outlives one call (a streaming decoder or encoder handing out bands across awaits). */
+export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebAssembly.Module, options: OpenOptions = {}): Promise<WasmInstance<T>> {
+  const pooled = options.role ? codecMemoryPool.take(options.role) : undefined;
+  const { instance, memory, exports, imported } = await instantiateEmscripten<T>(factory, module, options, pooled);
+  if (!pooled && imported) initialBytes.set(module, memory.buffer.byteLength);
+  // sbrk(0) is the top of everything the instance has written (its static data and stack lie below
+  // the heap; emscripten's dlmalloc never gives memory back), so a new memory would have grown to it.
+  const sbrk = (instance as { _sbrk?: (increment: number) => number })._sbrk;
+  const writtenBytes = () => Math.ceil((sbrk?.(0) ?? memory.buffer.byteLength) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
+  const usedBytes = pooled
+    ? () => Math.min(memory.buffer.byteLength, Math.max(initialBytes.get(module) ?? 0, writtenBytes()))
+    : () => memory.buffer.byteLength;
+  const untrack = trackMemory(memory, usedBytes);
   let live = true;
+  let callsUnderway = 0;
   const setYielding = (instance as { _codec_set_yielding?: (on: number) => void })._codec_set_yielding;
   const table = Object.values(exports).find((value): value is WebAssembly.Table => value instanceof WebAssembly.Table);
   return {
     instance,
     memory,
+    usedBytes,
     release() {
       if (!live) return;
       live = false;
       untrack();
+      // A call suspended at a yield point could still write to the memory: it is not handed on.
+      if (options.role && imported && sbrk && callsUnderway === 0) {
+        const written = sbrk(0);
+        codecMemoryPool.give(options.role, memory, written > 0 && written <= memory.buffer.byteLength ? written : memory.buffer.byteLength);
+      }
     },
     async callYielding(pointer, ...args) {
       const fn = table?.get(pointer) as ((...args: number[]) => number) | null | undefined;
       if (!fn) throw new Error(`no function at ${pointer} in the module's table`);
       if (!jspi || !setYielding) return fn(...args);
       setYielding(1);
+      callsUnderway++;
       try {
         return await jspi.promising(fn)(...args);
       } finally {
+        callsUnderway--;
         setYielding(0);
       }
     },
@@ -80,13 +115,15 @@ export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebA
 async function instantiateEmscripten<T>(
   factory: EmscriptenFactory,
   module: WebAssembly.Module,
-  overrides: object,
-  nsPerYieldUnit: number,
-): Promise<{ instance: T; memory: WebAssembly.Memory; exports: WebAssembly.Exports }> {
+  { callbacks = {}, nsPerYieldUnit = 0 }: OpenOptions,
+  pooledMemory: WebAssembly.Memory | undefined,
+): Promise<{ instance: T; memory: WebAssembly.Memory; exports: WebAssembly.Exports; imported: boolean }> {
   let memory: WebAssembly.Memory | undefined;
+  let imported = false;
   let exports: WebAssembly.Exports = {};
   const instance = (await (factory as (options: object) => Promise<T>)({
-    ...overrides,
+    ...callbacks,
+    ...(pooledMemory ? { wasmMemory: pooledMemory } : {}),
     noInitialRun: true,
     // Without it the glue resolves its .wasm against import.meta.url, which a bundled Worker lacks
     // ("Invalid URL string" under wrangler dev and on deployment); the module is passed in anyway.
@@ -101,13 +138,16 @@ async function instantiateEmscripten<T>(
           functions[key] = jspi ? (new jspi.Suspending((units: number) => doWork(units * nsPerYieldUnit)) as WebAssembly.ImportValue) : () => {};
         }
       }
+      const isMemory = (value: unknown): value is WebAssembly.Memory => value instanceof WebAssembly.Memory;
       const wasm = new WebAssembly.Instance(module, imports);
       exports = wasm.exports;
-      memory = Object.values(wasm.exports).find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
+      const importedMemory = Object.values(imports).flatMap((values) => Object.values(values)).find(isMemory);
+      imported = importedMemory !== undefined;
+      memory = importedMemory ?? Object.values(wasm.exports).find(isMemory);
       receive(wasm);
       return wasm.exports;
     },
   })) as T;
-  if (!memory) throw new Error('codec instance has no exported memory');
-  return { instance, memory, exports };
+  if (!memory) throw new Error('codec instance has no memory');
+  return { instance, memory, exports, imported };
 }

@@ -2,23 +2,28 @@ import { currentRun } from '../run-context';
 
 /**
  * The WebAssembly memories of codec instances, for measuring what a pipeline run holds
- * (memory-meter.ts). A wasm memory only grows, so its size when its instance is dropped is that
- * instance's peak; it is remembered as a number (no reference, so the memory can be collected)
- * until the next look, because the largest moment is a codec's output beside its memory.
+ * (memory-meter.ts). What an instance holds only grows, so its size when its instance is dropped
+ * is that instance's peak; it is remembered as a number (no reference, so the memory can be
+ * collected) until the next look, because the largest moment is a codec's output beside its memory.
+ * An instance's size is its memory's, or, in a larger memory from the pool (memory-pool.ts), what
+ * a new memory would have grown to.
  */
 export class WasmLedger {
-  private readonly live = new Set<WebAssembly.Memory>();
+  private readonly live = new Map<WebAssembly.Memory, () => number>();
   private released = 0;
   /** JavaScript buffers a codec keeps outside its memory (trackBuffer), now and at most since the last look. */
   private buffers = 0;
   private buffersPeak = 0;
 
-  add(memory: WebAssembly.Memory): void {
-    this.live.add(memory);
+  add(memory: WebAssembly.Memory, bytes: () => number): void {
+    this.live.set(memory, bytes);
   }
 
   release(memory: WebAssembly.Memory): void {
-    if (this.live.delete(memory)) this.released += memory.buffer.byteLength;
+    const bytes = this.live.get(memory);
+    if (!bytes) return;
+    this.released += bytes();
+    this.live.delete(memory);
   }
 
   holdBuffer(bytes: number): void {
@@ -32,7 +37,7 @@ export class WasmLedger {
 
   liveBytes(): number {
     let total = 0;
-    for (const memory of this.live) total += memory.buffer.byteLength;
+    for (const bytes of this.live.values()) total += bytes();
     return total;
   }
 
@@ -49,13 +54,14 @@ export class WasmLedger {
 const isolate = new WasmLedger();
 
 /**
- * Counts `memory` until the returned function is called (when its instance is dropped), in the
- * isolate's ledger and in that of the pipeline run whose async context created it (run-context.ts).
+ * Counts `memory` (`bytes()` of it) until the returned function is called (when its instance is
+ * dropped), in the isolate's ledger and in that of the pipeline run whose async context created it
+ * (run-context.ts).
  */
-export function trackMemory(memory: WebAssembly.Memory): () => void {
+export function trackMemory(memory: WebAssembly.Memory, bytes: () => number = () => memory.buffer.byteLength): () => void {
   const run = currentRun()?.ledger;
-  isolate.add(memory);
-  run?.add(memory);
+  isolate.add(memory, bytes);
+  run?.add(memory, bytes);
   return () => {
     isolate.release(memory);
     run?.release(memory);

@@ -107,7 +107,7 @@ export class Dav1dCodec {
 
   /** A decoder refusing frames of more than `maxPixels` pixels before allocating for them. */
   static async open(maxPixels: number): Promise<Dav1dCodec> {
-    const wasm = await openEmscripten<Dav1dModule>(dav1dFactory, dav1dWasm, {}, NS_PER_DECODED_PIXEL);
+    const wasm = await openEmscripten<Dav1dModule>(dav1dFactory, dav1dWasm, { nsPerYieldUnit: NS_PER_DECODED_PIXEL, role: 'dav1d' });
     const decoder = guard(() => wasm.instance._avif_dav1d_open(Math.min(maxPixels, 2 ** 32 - 1)), wasm);
     if (decoder === 0) {
       wasm.release();

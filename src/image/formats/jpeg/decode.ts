@@ -52,7 +52,7 @@ export async function openJpegDecode(input: Uint8Array, frame: JpegFrame, option
   const window = checkWindow(frame, options);
   const memoryLimit = libjpegBytes ?? decoderLibjpegBytes(frame, options.shrink);
   let position = 0;
-  const wasm = await openLibjpeg({
+  const wasm = await openLibjpeg('jpeg-decoder', {
     jpegReadInput(view: Uint8Array): number {
       const count = Math.min(view.length, input.length - position);
       view.set(input.subarray(position, position + count));
@@ -124,7 +124,7 @@ export async function openJpegDecode(input: Uint8Array, frame: JpegFrame, option
     heldBytes: () => 0,
     close,
     libjpegPeakBytes: () => (decoder ? lib._decoder_memory_peak(decoder) : libjpegPeak),
-    wasmBytes: () => wasm.memory.buffer.byteLength,
+    wasmBytes: () => wasm.usedBytes(),
   };
 }
 

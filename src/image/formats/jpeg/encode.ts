@@ -52,7 +52,7 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
   let encoder = 0;
   try {
     if (source.model !== 'rgba') throw new Error(`jpeg: cannot encode ${source.model} bands`);
-    wasm = await openLibjpeg({ jpegWriteOutput: (chunk: Uint8Array) => output.write(chunk) });
+    wasm = await openLibjpeg('jpeg-encoder', { jpegWriteOutput: (chunk: Uint8Array) => output.write(chunk) });
     const lib = wasm.instance;
     const components = source.grey ? 1 : 3;
     encoder = lib._encoder_create(encoderLibjpegBytes(width, height, components, options.optimizeHuffman));
@@ -78,7 +78,7 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
     await output.drain();
     if (stats) {
       stats.libjpegPeakBytes = lib._encoder_memory_peak(encoder);
-      stats.wasmBytes = wasm.memory.buffer.byteLength;
+      stats.wasmBytes = wasm.usedBytes();
     }
   } finally {
     source.close();

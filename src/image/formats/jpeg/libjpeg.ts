@@ -67,6 +67,6 @@ export function statusError(status: number, message: string, what: string): Erro
  */
 const NS_PER_YIELD_UNIT = 6;
 
-export function openLibjpeg(callbacks: object): Promise<WasmInstance<Libjpeg>> {
-  return openEmscripten<Libjpeg>(libjpegFactory, libjpegWasm, callbacks, NS_PER_YIELD_UNIT);
+export function openLibjpeg(role: 'jpeg-decoder' | 'jpeg-encoder', callbacks: object): Promise<WasmInstance<Libjpeg>> {
+  return openEmscripten<Libjpeg>(libjpegFactory, libjpegWasm, { callbacks, nsPerYieldUnit: NS_PER_YIELD_UNIT, role });
 }

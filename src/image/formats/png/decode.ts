@@ -27,7 +27,7 @@ export async function openPng(input: Uint8Array, png: PngHeader, options: Decode
 
   // Each stream (one per Adam7 pass) reads the image data from its start.
   const readers = new Map<number, (view: Uint8Array) => number>();
-  const wasm = await openPngZlib({
+  const wasm = await openPngZlib('png-decoder', {
     pngReadInput(stream, view) {
       let reader = readers.get(stream);
       if (!reader) readers.set(stream, (reader = imageDataReader(idatPayloads(input, png.imageData))));
@@ -79,7 +79,7 @@ export async function openPng(input: Uint8Array, png: PngHeader, options: Decode
     },
     heldBytes: () => 0,
     close,
-    wasmBytes: () => wasm.memory.buffer.byteLength,
+    wasmBytes: () => wasm.usedBytes(),
   };
 }
 

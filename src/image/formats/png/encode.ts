@@ -87,7 +87,7 @@ export async function writePng(source: RowSource, settings: PngEncodeSettings, o
     const colourType = pngColourType(source);
     output.write(Uint8Array.from(PNG_SIGNATURE));
     output.write(pngChunk('IHDR', [...u32(width), ...u32(height), 8, colourType, 0, 0, 0]));
-    wasm = await openPngZlib({ pngWriteOutput: (chunk) => output.write(chunk) });
+    wasm = await openPngZlib('png-encoder', { pngWriteOutput: (chunk) => output.write(chunk) });
     const lib = wasm.instance;
     encoder = lib._encoder_create(width, CHANNELS[colourType], settings.level, FILTER_CHOICE[settings.filter]);
     const check = (status: number) => {

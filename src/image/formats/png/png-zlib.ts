@@ -35,8 +35,8 @@ export interface PngZlibCallbacks {
 const DAMAGED = -1;
 const OUT_OF_MEMORY = -2;
 
-export function openPngZlib(callbacks: PngZlibCallbacks): Promise<WasmInstance<PngZlib>> {
-  return openEmscripten<PngZlib>(pngZlibFactory, pngZlibWasm, callbacks);
+export function openPngZlib(role: 'png-decoder' | 'png-encoder', callbacks: PngZlibCallbacks): Promise<WasmInstance<PngZlib>> {
+  return openEmscripten<PngZlib>(pngZlibFactory, pngZlibWasm, { callbacks, role });
 }
 
 /** The error for a status < 0, with the C side's message at `message`: damage is the file's fault, memory is not, the rest is a bug. */

@@ -25,7 +25,7 @@ export interface WebpFeatures extends WebpStream {
 
 /** A band decode of one still WebP bitstream (no animation), full size. */
 async function openStill(input: Uint8Array, bandRows: number): Promise<RowSource & { features: WebpFeatures }> {
-  const wasm = await openLibwebp();
+  const wasm = await openLibwebp('webp-decoder');
   const lib = wasm.instance;
   let decoder = 0;
   const close = () => {

@@ -79,7 +79,7 @@ export async function writeWebp(source: RowSource, options: EncodeOptions, outpu
     if (source.model !== 'rgba') throw new Error(`webp: cannot encode ${source.model} bands`);
     if (!(Number.isInteger(orientation) && orientation >= 1 && orientation <= 8)) throw new Error(`webp: orientation ${orientation}`);
     if (!(Number.isInteger(quality) && quality >= 1 && quality <= 100)) throw new Error(`webp: quality ${quality}`);
-    const instance = await openLibwebp({
+    const instance = await openLibwebp('webp-encoder', {
       webpWriteOutput(pointer: number, size: number): number {
         output.write(heap(instance).subarray(pointer, pointer + size));
         return 1;
@@ -140,7 +140,7 @@ export async function writeWebp(source: RowSource, options: EncodeOptions, outpu
       stats.settings = settings;
       stats.fallbacks = fallbacks;
       stats.libwebpPeakBytes = lib._codec_memory_peak();
-      stats.wasmBytes = instance.memory.buffer.byteLength;
+      stats.wasmBytes = instance.usedBytes();
     }
   } finally {
     source.close();

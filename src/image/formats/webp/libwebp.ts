@@ -54,8 +54,8 @@ export interface LibwebpCallbacks {
  */
 const NS_PER_YIELD_UNIT = 12_000;
 
-export function openLibwebp(callbacks: LibwebpCallbacks = {}): Promise<WasmInstance<Libwebp>> {
-  return openEmscripten<Libwebp>(libwebpFactory, libwebpWasm, callbacks, NS_PER_YIELD_UNIT);
+export function openLibwebp(role: 'webp-decoder' | 'webp-encoder', callbacks: LibwebpCallbacks = {}): Promise<WasmInstance<Libwebp>> {
+  return openEmscripten<Libwebp>(libwebpFactory, libwebpWasm, { callbacks, nsPerYieldUnit: NS_PER_YIELD_UNIT, role });
 }
 
 /** The instance's memory as bytes; a new view after every call that may have grown it. */
