@@ -113,6 +113,19 @@ export default defineConfig({
         },
       },
       {
+        // A 32x32 conversion beside a 24 MP one through `npm run dev` (timed): after every other
+        // file and after the in-runtime fairness test, alone on the machine.
+        test: {
+          name: 'fairness-http',
+          root,
+          environment: 'node',
+          include: ['test/fairness/**/*.test.ts'],
+          sequence: { groupOrder: 2 },
+          testTimeout: 180_000,
+          hookTimeout: 240_000,
+        },
+      },
+      {
         // The web pages in headless Chromium against `npm run dev` (test/e2e/browser.ts finds Chromium).
         // Each file starts its own dev server (free ports) and browser, so it can overlap other files.
         plugins: [wasmAsModule],

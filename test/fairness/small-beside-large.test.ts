@@ -5,24 +5,40 @@
  * large one is writing. Each of the small one's steps (the key in D1, the rate limiter's Durable
  * Object, the quota, R2 and the result's record) can only go on when the large run takes a turn
  * (src/image/run-context.ts), and the large run gives way to it at its turns (src/admission/cpu-share.ts).
- * `npm run test:fairness` runs it alone on the machine (test/fairness.config.ts says why it is not
- * part of `npm test` yet), since what it measures is the isolate, not the machine's other work.
+ * `npm test` runs it last, alone on the machine (vitest project `fairness-http`), since what it
+ * measures is the isolate, not the machine's other work; `npm run test:fairness` runs only it.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { largeInput } from '../support/large-inputs';
+import { PROJECT_ROOT, wranglerEnv } from '../../src/cli/d1';
 import { DEMO_ACCOUNTS, startDevServer, type DevServer } from '../node/dev-server';
 
-const [FREE, PRO] = DEMO_ACCOUNTS;
+const [, PRO] = DEMO_ACCOUNTS;
 const LIMIT_MS = 150;
 
 let server: DevServer;
 let tiny: Uint8Array;
+/** The small ones' user: another Pro account (a Free one has 15 conversions a day, 2 a second). */
+let otherKey: string;
+
+/** A Pro user made by the operator CLI in the server's local database; its key. */
+async function createProUser(persistTo: string, email: string): Promise<string> {
+  const env = wranglerEnv();
+  delete env.IMAGE_API_PERSIST_TO;
+  const cli = path.join(PROJECT_ROOT, 'src', 'cli', 'admin.ts');
+  const { stdout } = await promisify(execFile)('node', [cli, 'create-user', email, '--plan', 'pro', '--persist-to', persistTo], { cwd: PROJECT_ROOT, env });
+  return stdout.trimEnd().split('\n').at(-1)!;
+}
 
 beforeAll(async () => {
   server = await startDevServer();
+  otherKey = await createProUser(server.persistTo, 'fairness@pro.local');
   tiny = new Uint8Array(await sharp({ create: { width: 32, height: 32, channels: 4, background: '#2a7ab0' } }).png().toBuffer());
-  for (let i = 0; i < 2; i++) await convert(FREE.key, tiny, 'webp'); // instantiate everything once
+  for (let i = 0; i < 2; i++) await convert(otherKey, tiny, 'webp'); // instantiate everything once
 }, 180_000);
 
 afterAll(async () => {
@@ -41,21 +57,37 @@ async function convert(key: string, file: Uint8Array, format: string): Promise<{
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * How long after the large one starts the first small one goes, and then between small ones. Not
+ * sooner: about half a second into a large run that follows another, the isolate stops for 50-90
+ * ms once (a small request sent then took 10 ms in the Worker and 100-140 ms in all; likely the
+ * garbage collection of the last run's buffers, which the new run's allocations start), whatever
+ * the pause between the runs (docs/performance.md, "Fairness").
+ */
+const FIRST_AT_MS = 800;
+const EVERY_MS = 400;
+
 describe('a 32x32 conversion beside a 24 MP one, through wrangler dev', () => {
   it.each(['avif', 'webp', 'png'])('answers within 150 ms while a 24 MP JPEG becomes %s', async (format) => {
-    const large = convert(PRO.key, await largeInput('jpeg-24mp.jpg'), format);
-    const small: number[] = [];
-    // While it decodes and while it encodes.
-    for (const at of [900, 2200]) {
-      await sleep(at - (small.length ? 900 : 0));
-      const { status, ms } = await convert(FREE.key, tiny, 'webp');
+    let largeDone = false;
+    const large = convert(PRO.key, await largeInput('jpeg-24mp.jpg'), format).finally(() => {
+      largeDone = true;
+    });
+    // Small ones one after another for as long as the large one runs (it takes 2-6 s here,
+    // depending on the format and the machine): while it decodes, resizes nothing, encodes and
+    // stores its parts, whatever point of its work they land on.
+    const beside: number[] = [];
+    await sleep(FIRST_AT_MS);
+    while (!largeDone) {
+      const { status, ms } = await convert(otherKey, tiny, 'webp');
       expect(status).toBe(200);
-      small.push(ms);
+      if (!largeDone) beside.push(ms);
+      await sleep(EVERY_MS);
     }
     const { status, ms } = await large;
-    console.log(`24 MP JPEG -> ${format}: ${ms.toFixed(0)} ms; the small ones ${small.map((t) => t.toFixed(0)).join(', ')} ms`);
+    console.log(`24 MP JPEG -> ${format}: ${ms.toFixed(0)} ms; the small ones beside it ${beside.map((t) => t.toFixed(0)).join(', ')} ms`);
     expect(status).toBe(200);
-    expect(ms, 'the small ones were sent while the large one ran').toBeGreaterThan(2200 + Math.max(...small));
-    for (const t of small) expect(t).toBeLessThan(LIMIT_MS);
+    expect(beside.length, 'small ones answered while the large one ran').toBeGreaterThanOrEqual(2);
+    for (const t of beside) expect(t).toBeLessThan(LIMIT_MS);
   });
 });
