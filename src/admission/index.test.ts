@@ -140,4 +140,22 @@ describe('MemoryAdmission', () => {
     upload.release();
     release();
   });
+
+  it('counts what a lent warm memory holds beyond its instance, until it comes back', async () => {
+    const pool = new MemoryPool(48 * MB);
+    pool.give('jpeg-encoder', new WebAssembly.Memory({ initial: 40 * 16 }), 0);
+    const warm = pool.take('jpeg-encoder')!;
+    const admission = new MemoryAdmission(() => 100 * MB, 1_000, pool);
+    const small = await admission.admit(2 * MB);
+    const giveBack = pool.lend(warm, () => 1 * MB); // the small run's encoder counts 1 of its 40 MB
+    let largeStarted = false;
+    const large = admission.admit(70 * MB).then((release) => ((largeStarted = true), release));
+    await settle();
+    expect(largeStarted).toBe(false); // 2 + 39 + 70 > 100
+    giveBack();
+    await settle();
+    expect(largeStarted).toBe(true);
+    (await large)();
+    small();
+  });
 });

@@ -17,7 +17,8 @@ import { codecMemoryPool } from '../image/codecs/memory-pool';
  * what went past (it included) leaves room for the first in line: the one it goes past would not
  * start any sooner without it (a 32x32 conversion once waited 4 s behind a 24 MP one that waited).
  * Memory held for nobody (`spare`: codec memories kept warm for the next instance) is let go as
- * soon as it no longer fits beside what is counted.
+ * soon as it no longer fits beside what is counted; what a warm memory lent to a run holds beyond
+ * the run's own count is counted beside the runs until it comes back.
  */
 export class MemoryAdmission {
   private held = 0;
@@ -32,7 +33,9 @@ export class MemoryAdmission {
     private readonly budgetBytes: () => number,
     private readonly maxWaitMs = DEFAULT_MAX_WAIT_MS,
     private readonly spare?: Spare,
-  ) {}
+  ) {
+    spare?.onReturn(() => this.startWaiting());
+  }
 
   /** Bytes counted now: reserved uploads and admitted runs. */
   get heldBytes(): number {
@@ -99,14 +102,14 @@ export class MemoryAdmission {
 
   private fits(bytes: number, own: number): boolean {
     const others = this.held - own;
-    return others === 0 || others + bytes <= this.budgetBytes();
+    return others === 0 || others + (this.spare?.lentExcessBytes ?? 0) + bytes <= this.budgetBytes();
   }
 
   private take(bytes: number, overtakes = false): Hold {
     this.held += bytes;
     if (overtakes) this.overtaking += bytes;
     this.peak = Math.max(this.peak, this.held);
-    if (this.spare && this.held + this.spare.idleBytes > this.budgetBytes()) this.spare.drain();
+    if (this.spare && this.held + this.spare.lentExcessBytes + this.spare.idleBytes > this.budgetBytes()) this.spare.drain();
     const drop = (less: number) => {
       this.held -= less;
       if (overtakes) this.overtaking -= less;
@@ -164,10 +167,16 @@ export class MemoryAdmission {
   }
 }
 
-/** Memory the isolate keeps for nobody in particular, which it can let go at once. */
+/**
+ * Memory the isolate keeps for nobody in particular, which it can let go at once (`idleBytes`),
+ * and memory it lent out beyond what the borrowers count (`lentExcessBytes`), which comes back
+ * when they are done (`onReturn`).
+ */
 export interface Spare {
   readonly idleBytes: number;
+  readonly lentExcessBytes: number;
   drain(): void;
+  onReturn(listener: () => void): void;
 }
 
 /** Counted bytes that belong to one request. */

@@ -77,6 +77,7 @@ export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebA
     ? () => Math.min(memory.buffer.byteLength, Math.max(initialBytes.get(module) ?? 0, writtenBytes()))
     : () => memory.buffer.byteLength;
   const untrack = trackMemory(memory, usedBytes);
+  const endLending = pooled ? codecMemoryPool.lend(memory, usedBytes) : () => {};
   let live = true;
   let callsUnderway = 0;
   const setYielding = (instance as { _codec_set_yielding?: (on: number) => void })._codec_set_yielding;
@@ -94,6 +95,7 @@ export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebA
         const written = sbrk(0);
         codecMemoryPool.give(options.role, memory, written > 0 && written <= memory.buffer.byteLength ? written : memory.buffer.byteLength);
       }
+      endLending();
     },
     async callYielding(pointer, ...args) {
       const fn = table?.get(pointer) as ((...args: number[]) => number) | null | undefined;

@@ -49,12 +49,18 @@ describe('warm codec memories', () => {
     expect(warm.buffer.byteLength).toBeGreaterThan(4 * MiB);
     codecMemoryPool.give('jpeg-encoder', warm, 0);
 
+    let returned = 0;
+    codecMemoryPool.onReturn(() => returned++);
     const wasm = await openLibjpeg('jpeg-encoder', {});
     expect(wasm.memory).toBe(warm);
     expect(wasm.usedBytes()).toBeLessThan(2 * MiB);
     expect(liveCodecMemoryBytes()).toBe(wasm.usedBytes());
+    // The rest of the warm memory is still resident: the admission counts it beside the runs.
+    expect(codecMemoryPool.lentExcessBytes).toBe(warm.buffer.byteLength - wasm.usedBytes());
     wasm.release();
     expect(liveCodecMemoryBytes()).toBe(0);
+    expect(codecMemoryPool.lentExcessBytes).toBe(0);
+    expect(returned).toBe(1);
     expect(allZero(codecMemoryPool.take('jpeg-encoder')!)).toBe(true);
   });
 

@@ -12,11 +12,43 @@
  * An idle memory is memory the isolate holds for nobody, so the pool keeps one per role, at most
  * `maxIdleBytes` in all, and gives all of it up when a run needs the room (`drain`, called by the
  * memory admission).
+ *
+ * A lent memory can be larger than what its new instance counts (a 1 MP job in the memory a 12 MP
+ * one grew): the pages above are zeroed, so they are resident, yet no run's prediction covers
+ * them. The pool reports that excess (`lentExcessBytes`) for the admission to count beside the
+ * runs, and says when a lent memory comes back (`onReturn`).
  */
 export class MemoryPool {
   private readonly idle = new Map<string, WebAssembly.Memory>();
+  /** Memories taken from the pool, and what their instances count of them. */
+  private readonly lent = new Map<WebAssembly.Memory, () => number>();
+  private readonly returnListeners = new Set<() => void>();
 
   constructor(private readonly maxIdleBytes: number) {}
+
+  /**
+   * Records that `memory`, taken from the pool, now serves an instance that counts `counted()` bytes
+   * of it, until the returned function is called (the instance released).
+   */
+  lend(memory: WebAssembly.Memory, counted: () => number): () => void {
+    this.lent.set(memory, counted);
+    return () => {
+      if (!this.lent.delete(memory)) return;
+      for (const listener of this.returnListeners) listener();
+    };
+  }
+
+  /** Bytes of lent memories that their instances do not count. */
+  get lentExcessBytes(): number {
+    let total = 0;
+    for (const [memory, counted] of this.lent) total += Math.max(0, memory.buffer.byteLength - counted());
+    return total;
+  }
+
+  /** Calls `listener` whenever a lent memory's instance is done with it. */
+  onReturn(listener: () => void): void {
+    this.returnListeners.add(listener);
+  }
 
   /** The idle memory last released in `role`, if any; it is all zeros. */
   take(role: string): WebAssembly.Memory | undefined {
