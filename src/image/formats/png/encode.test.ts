@@ -92,6 +92,18 @@ describe('PNG encoder', () => {
     expect(sameBytes((await decodePng(png)).data, noise)).toBe(true);
   });
 
+  it('joins its deflate pieces into one zlib stream that both decoders read, however the rows fill the pieces', async () => {
+    // 1365 RGB pixels and a filter byte are 4,096 bytes a row: 128 rows fill two pieces exactly,
+    // so the stream ends with an empty last piece; 1000x700 spans several pieces mid-row.
+    for (const [width, height] of [[1365, 128], [1365, 129], [1000, 700]]) {
+      const image = pixels(width, height, { grey: false, alpha: false });
+      const png = await encodePng(frameSource(image, { alpha: false }));
+      expect(png.length).toBeLessThanOrEqual(pngFileBound(width, height, 3));
+      expect(sameBytes((await decodePng(png)).data, image.data), `${width}x${height}, our decoder`).toBe(true);
+      expect(sameBytes((await referenceDecode(png)).data, image.data), `${width}x${height}, reference decoder`).toBe(true);
+    }
+  });
+
   it('refuses a source that ends early, and closes it', async () => {
     const image = pixels(10, 10, { grey: false, alpha: false });
     const full = frameSource(image, { alpha: false });

@@ -7,15 +7,18 @@ import { openPngZlib, statusError } from './png-zlib';
 import { GREY, GREY_ALPHA, RGB, RGBA } from './structure';
 
 /*
- * PNG encoding from bands on our zlib build (codecs/png/encoder.c): each band is copied into the
- * WebAssembly memory, where its rows are packed to the output's channels, filtered and deflated;
- * the compressed bytes come back as whole IDAT chunks, written into the result's sink as they come
- * and drained after every band. Held: deflate's state, a few rows, one band and one chunk, and what
- * the sink keeps.
+ * PNG encoding from bands on our zlib and libdeflate build (codecs/png/encoder.c): each band is
+ * copied into the WebAssembly memory, where its rows are packed to the output's channels, filtered
+ * and deflated by libdeflate in pieces of DEFLATE_PIECE_BYTES; the compressed bytes come back as
+ * whole IDAT chunks, written into the result's sink as they come and drained after every band.
+ * Held: libdeflate's compressor, a piece and its compressed form, a few rows, one band and one
+ * chunk, and what the sink keeps.
  */
 
 /** Largest IDAT chunk data (encoder.c's IDAT_BYTES). */
 export const IDAT_BYTES = 64 * 1024;
+/** Filtered bytes libdeflate compresses at once (encoder.c's PIECE_BYTES). */
+export const DEFLATE_PIECE_BYTES = 256 * 1024;
 /** Rows of RGBA the encoder takes into its memory at once. */
 export const PNG_ENCODE_BAND_ROWS = 16;
 
@@ -30,18 +33,19 @@ const FILTER_CHOICE: Record<FilterStrategy, number> = { adaptive: -1, 'cheap-ada
 
 export interface PngEncodeSettings {
   filter: FilterStrategy;
-  /** zlib's compression level. */
+  /** libdeflate's compression level, 1-9 (encoder.c). */
   level: number;
   /** Most bytes the file may have (the memory plan's bound, EncodeOptions.maxBytes); unset: pngFileBound. */
   maxBytes?: number;
 }
 
 /**
- * Up at zlib level 1, chosen on numbers (docs/performance.md, PNG): on the 12 MP photo 0.67 of the
- * bytes of sharp's default (no filter, level 6) in 0.75 of its time; libpng's adaptive choice is
- * 0.4% larger there (5% smaller on a screenshot) and 25% slower, level 2 10-20% slower for 0.7% less.
+ * None, Sub or Up by row at libdeflate's level 1, chosen on numbers (docs/performance.md, PNG): on
+ * the 12 MP photo 0.64 of the bytes of sharp's default (no filter, zlib level 6) in half its time;
+ * Up alone is 1.6% larger there and 11% larger on a text screenshot for no measurable gain in
+ * time; level 2 is 1.5% smaller on the photo and 55% slower.
  */
-export const DEFAULT_PNG_ENCODE: PngEncodeSettings = { filter: 'up', level: 1 };
+export const DEFAULT_PNG_ENCODE: PngEncodeSettings = { filter: 'cheap-adaptive', level: 1 };
 
 export const pngEncoder: RowEncoder = {
   placesOrientation: false,
@@ -60,12 +64,15 @@ export function pngColourType(source: Pick<RowSource, 'alpha' | 'grey'>): number
 const CHANNELS: Record<number, number> = { [GREY]: 1, [GREY_ALPHA]: 2, [RGB]: 3, [RGBA]: 4 };
 
 /**
- * Upper bound of the file's bytes: zlib's deflateBound for the filtered rows (stored blocks at
- * worst), IDAT framing, signature, IHDR and IEND.
+ * Upper bound of the file's bytes: the zlib stream of the filtered rows, each piece stored at
+ * worst (libdeflate's bound: blocks of at least 5,000 bytes with 5 bytes of header each, a byte of
+ * padding, the empty stored block that ends every piece but the last, and one empty piece more
+ * when the rows fill the last), its header and Adler-32, IDAT framing, signature, IHDR and IEND.
  */
 export function pngFileBound(width: number, height: number, channels: number): number {
   const filtered = height * (1 + width * channels);
-  const deflated = filtered + (filtered >>> 12) + (filtered >>> 14) + (filtered >>> 25) + 13 + 6;
+  const pieces = Math.floor(filtered / DEFLATE_PIECE_BYTES) + 1;
+  const deflated = filtered + 5 * Math.ceil(filtered / 5000) + 12 * pieces + 6;
   return 8 + 25 + deflated + 12 * Math.ceil(deflated / IDAT_BYTES) + 12;
 }
 

@@ -1,12 +1,13 @@
 import { PNG_BAND_ROWS } from './decode';
-import { IDAT_BYTES, PNG_ENCODE_BAND_ROWS, pngFileBound } from './encode';
+import { DEFAULT_PNG_ENCODE, DEFLATE_PIECE_BYTES, IDAT_BYTES, PNG_ENCODE_BAND_ROWS, pngFileBound } from './encode';
 import { passes, rowBytes, type PixelLayout } from './structure';
 
 /*
  * What the PNG codec holds, as upper bounds for the memory plan: the WebAssembly memory of its
- * zlib build (codecs/png), which starts at 256 KiB and grows by what decoder.c and encoder.c
- * allocate, counted from the code (zlib's states from inflate.c and deflate.c), plus a page for
- * the allocator's headers and the page the last allocation ends in.
+ * zlib and libdeflate build (codecs/png), which starts at 256 KiB and grows by what decoder.c and
+ * encoder.c allocate, counted from the code (zlib's inflate state from inflate.c; libdeflate's
+ * compressor measured in the module), plus a page for the allocator's headers and the page the
+ * last allocation ends in.
  */
 
 const KIB = 1024;
@@ -18,8 +19,14 @@ const INFLATE_STREAM_BYTES = 40 * KIB + 32 * KIB;
 /** decoder.c's room after each row for SIMD loads, and what the allocator adds to a block at most. */
 const ROW_PADDING = 16;
 const ALLOCATION_HEADER = 16;
-/** deflate's state at levels 1-9 with the default memLevel: 64 KiB window, 64 KiB prev and head chains, 64 KiB pending buffer, and the state. */
-const DEFLATE_STATE_BYTES = 264 * KIB;
+/**
+ * libdeflate's compressor, measured in the module (encoder_create's growth less what encoder.c
+ * allocates beside it): 199 KiB at level 1 (a hash table), 655 KiB at levels 2-9 (hash chains).
+ */
+const COMPRESSOR_BYTES = (level: number) => (level <= 1 ? 204 : 660) * KIB;
+/** encoder.c's piece of filtered rows and its compressed form (libdeflate's bound: 5 bytes per 5,000, and 17). */
+const PIECE_BYTES = DEFLATE_PIECE_BYTES;
+const PACKED_BYTES = PIECE_BYTES + 5 * Math.ceil(PIECE_BYTES / 5000) + 17;
 
 /** All a decode holds: the band, and per non-empty pass (one, or up to seven with Adam7) an inflate stream and two rows. */
 export function pngDecodeBytes(png: PixelLayout, regionWidth = png.width, bandRows = PNG_BAND_ROWS): number {
@@ -37,20 +44,22 @@ export function pngOutputChannels(alpha: boolean, grey: boolean): number {
 }
 
 /**
- * All an encode holds besides its source and its file: deflate's state, two packed rows and five
- * filtered ones, one band of RGBA rows and one IDAT chunk in the WebAssembly memory.
+ * All an encode holds besides its source and its file: libdeflate's compressor, a piece of
+ * filtered rows and its compressed form, two packed rows and five filtered ones, one band of RGBA
+ * rows and one IDAT chunk in the WebAssembly memory.
  */
-export function pngEncodeBytes(width: number, height: number, channels: number): number {
+export function pngEncodeBytes(width: number, height: number, channels: number, level = DEFAULT_PNG_ENCODE.level): number {
   const row = 1 + width * channels + ALLOCATION_HEADER;
-  return WASM_BASE_BYTES + DEFLATE_STATE_BYTES + 7 * row + Math.min(PNG_ENCODE_BAND_ROWS, height) * width * 4 + ALLOCATION_HEADER + (12 + IDAT_BYTES);
+  const deflate = COMPRESSOR_BYTES(level) + PIECE_BYTES + PACKED_BYTES + 3 * ALLOCATION_HEADER;
+  return WASM_BASE_BYTES + deflate + 7 * row + Math.min(PNG_ENCODE_BAND_ROWS, height) * width * 4 + ALLOCATION_HEADER + (12 + IDAT_BYTES);
 }
 
 /**
- * Most bytes the encoder writes between two drains (one per band): a band's filtered rows, stored
- * at worst, and what deflate had kept back (below its state's size), framed as IDAT chunks.
+ * Most bytes the encoder writes between two drains (one per band): a band's filtered rows and the
+ * piece kept back before it, stored at worst (libdeflate's bound), framed as IDAT chunks.
  */
 export function pngWriteBurstBytes(width: number, channels: number): number {
-  const band = PNG_ENCODE_BAND_ROWS * (1 + width * channels);
-  const data = band + DEFLATE_STATE_BYTES;
+  const filtered = PNG_ENCODE_BAND_ROWS * (1 + width * channels) + PIECE_BYTES;
+  const data = filtered + 5 * Math.ceil(filtered / 5000) + 17 * Math.ceil(filtered / PIECE_BYTES);
   return data + 12 * Math.ceil(data / IDAT_BYTES) + 64;
 }
