@@ -23,7 +23,7 @@ const PHOTOS = path.resolve(ROOT, '../shared/corpus/photos');
 const RUNS = Number(process.argv[2] ?? 5);
 const MB = 2 ** 20;
 // The encoder's defaults (src/image/formats/png/encode.ts DEFAULT_PNG_ENCODE), whose RSS is measured.
-const DEFAULT_FILTER = 'up';
+const DEFAULT_FILTER = 'cheap-adaptive';
 const DEFAULT_LEVEL = 1;
 
 sharp.concurrency(1);

@@ -24,13 +24,14 @@ function table(header: string[], rows: string[][], leftColumns = 1, alignLeft: n
 }
 
 /** Request steps, then the pipeline's stages, in the order a request meets them. */
-const STEP_COLUMNS = ['auth', 'rate', 'idempotency', 'quota', 'admission', 'form', 'upload', 'pipeline', 'pipeline.decode', 'pipeline.colour', 'pipeline.flatten', 'pipeline.resize', 'pipeline.orient', 'pipeline.encode', 'pipeline.copies', 'pipeline.turns', 'total'];
+const STEP_COLUMNS = ['auth', 'rate', 'idempotency', 'quota', 'admission', 'form', 'upload', 'pipeline', 'pipeline.decode', 'pipeline.colour', 'pipeline.flatten', 'pipeline.resize', 'pipeline.orient', 'pipeline.encode', 'pipeline.copies', 'pipeline.turns', 'pipeline.store', 'total'];
 
 /** Where each workload's time goes in the Worker (Server-Timing medians; copies are inside decode and encode). */
 function stepsTable(report: BenchReport): void {
   out();
   out('Where the time goes (median ms per step, from the Worker\'s Server-Timing): pipeline is the whole run with the result streamed to R2 as it is');
-  out('encoded (the stages after it are its parts; copies is part of decode and encode; turns are idle time given to other requests)');
+  out('encoded (the stages after it are its parts; copies is part of decode and encode; turns are idle time given to other requests; store is from the');
+  out('end of the run to the result stored: its last part to R2, the upload completed, the record in D1)');
   table(
     ['workload', ...STEP_COLUMNS.map((c) => c.replace('pipeline.', '')), 'workerd CPU'],
     report.timed.map((t) => [t.id, ...STEP_COLUMNS.map((c) => (t.api.stepsMs[c] === undefined ? '-' : ms(t.api.stepsMs[c]))), ms(t.api.medianWorkerCpuMs)]),

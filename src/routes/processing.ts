@@ -119,6 +119,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   const upload = await takeUpload(c).finally(() => endTime(c, 'upload'));
   hold.shrinkTo(upload.bytes.byteLength);
   const now = c.get('clock')();
+  let ranUntil = 0;
   const run = (target: ResultTarget) => {
     const share = cpuShare.run();
     return processImageInto(upload.bytes, operation, pixelLimits, target, {
@@ -132,7 +133,10 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
       },
       share,
       profile: settings.diagnosticHeaders,
-    }).finally(share.end);
+    }).finally(() => {
+      share.end();
+      ranUntil = Date.now();
+    });
   };
   // What the upload still holds (its last part) is counted until it is stored.
   startTime(c, 'pipeline', 'the run, with the result streamed to R2 as it is encoded');
@@ -141,6 +145,8 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   );
   const { row, image } = saved;
   for (const [stage, ms] of Object.entries(image.stagesMs ?? {})) setMetric(c, `pipeline.${stage}`, ms);
+  // What storing took after the run: the result's last part, completing the upload, the record.
+  if (settings.diagnosticHeaders && ranUntil > 0) setMetric(c, 'pipeline.store', Date.now() - ranUntil);
   c.get('facts').pipelinePeakBytes = image.peakBytes;
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {

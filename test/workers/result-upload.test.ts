@@ -201,5 +201,8 @@ describe('memory of a streamed result', () => {
     expect(peak).toBeGreaterThan(photo.length);
     expect(peak).toBeLessThanOrEqual(planned);
     expect(planned).toBeLessThanOrEqual(inMemory.plannedPeakBytes);
+    // Where the time went, storing the result after the run included.
+    const timing = response.headers.get('Server-Timing') ?? '';
+    for (const step of ['pipeline', 'pipeline.decode', 'pipeline.encode', 'pipeline.store']) expect(timing).toMatch(new RegExp(`(^|,)${step.replace('.', '\\.')};dur=`));
   });
 });
