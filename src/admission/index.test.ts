@@ -5,20 +5,26 @@ import { MemoryPool } from '../image/codecs/memory-pool';
 const MB = 2 ** 20;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** A run admitted when it fits: whether it has started yet, and its release once it has. */
+function admitLater(admission: MemoryAdmission, bytes: number) {
+  let started = false;
+  const release = admission.admit(bytes).then((done) => ((started = true), done));
+  return { started: () => started, release };
+}
+
 describe('MemoryAdmission', () => {
   it('runs requests together while their predicted peaks fit, and starts a waiting one when enough is released', async () => {
     const admission = new MemoryAdmission(() => 100 * MB);
     const first = await admission.admit(60 * MB);
     const second = await admission.admit(30 * MB);
     expect(admission.activeRuns).toBe(2);
-    let thirdStarted = false;
-    const third = admission.admit(20 * MB).then((release) => ((thirdStarted = true), release));
+    const third = admitLater(admission, 20 * MB);
     await settle();
-    expect(thirdStarted).toBe(false); // 60 + 30 + 20 > 100
+    expect(third.started()).toBe(false); // 60 + 30 + 20 > 100
     second();
     await settle();
-    expect(thirdStarted).toBe(true);
-    (await third)();
+    expect(third.started()).toBe(true);
+    (await third.release)();
     first();
     expect(admission.heldBytes).toBe(0);
   });
@@ -148,14 +154,13 @@ describe('MemoryAdmission', () => {
     const admission = new MemoryAdmission(() => 100 * MB, 1_000, pool);
     const small = await admission.admit(2 * MB);
     const giveBack = pool.lend(warm, () => 1 * MB); // the small run's encoder counts 1 of its 40 MB
-    let largeStarted = false;
-    const large = admission.admit(70 * MB).then((release) => ((largeStarted = true), release));
+    const large = admitLater(admission, 70 * MB);
     await settle();
-    expect(largeStarted).toBe(false); // 2 + 39 + 70 > 100
+    expect(large.started()).toBe(false); // 2 + 39 + 70 > 100
     giveBack();
     await settle();
-    expect(largeStarted).toBe(true);
-    (await large)();
+    expect(large.started()).toBe(true);
+    (await large.release)();
     small();
   });
 });

@@ -214,6 +214,17 @@ export function mutated(bytes: Uint8Array, headerBytes = 512): fc.Arbitrary<Uint
     });
 }
 
+/** Opaque RGBA noise from a fixed linear congruential sequence: the worst case for codecs' sizes and work. */
+export function opaqueNoise(width: number, height: number): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  let seed = 1;
+  for (let i = 0; i < data.length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    data[i] = (i & 3) === 3 ? 255 : seed >>> 24;
+  }
+  return { data, width, height };
+}
+
 /** Byte equality that stays fast on multi-megabyte arrays (deep `toEqual` does not). */
 export function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;

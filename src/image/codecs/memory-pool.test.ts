@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { corpus } from '../../../test/support/image-testing';
+import { corpus, opaqueNoise } from '../../../test/support/image-testing';
 import { openJpegDecode } from '../formats/jpeg/decode';
 import { readJpegHeader } from '../formats/jpeg/header';
 import { openLibjpeg } from '../formats/jpeg/libjpeg';
@@ -43,7 +43,7 @@ describe('warm codec memories', () => {
 
   it('counts what a small job uses of a larger warm memory, as a new memory would have grown', async () => {
     codecMemoryPool.drain();
-    const large = await encodeJpeg(bandsOf(noise(1500, 1000), [1000], false), { quality: 80, optimizeHuffman: true });
+    const large = await encodeJpeg(bandsOf(opaqueNoise(1500, 1000), [1000], false), { quality: 80, optimizeHuffman: true });
     expect(large.length).toBeGreaterThan(0);
     const warm = codecMemoryPool.take('jpeg-encoder')!;
     expect(warm.buffer.byteLength).toBeGreaterThan(4 * MiB);
@@ -85,13 +85,3 @@ describe('warm codec memories', () => {
     expect(pool.take('c')).toBeUndefined();
   });
 });
-
-function noise(width: number, height: number) {
-  const data = new Uint8Array(width * height * 4);
-  let seed = 1;
-  for (let i = 0; i < data.length; i++) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    data[i] = (i & 3) === 3 ? 255 : seed >>> 24;
-  }
-  return { width, height, data };
-}

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { referenceJpegEncode } from '../../../test/support/image-testing';
+import { opaqueNoise, referenceJpegEncode } from '../../../test/support/image-testing';
 import { frameSource, readBands } from '../../../test/support/row-sources';
 
 import { newRun, withRunContext } from '../run-context';
-import type { RgbaImage } from '../types';
 import { encodeWholeAvif } from '../../../test/support/avif-whole-encode';
 import { avifEncoderWith } from '../formats/avif/encode';
 import { encodeWebp } from '../formats/webp/encode';
@@ -18,15 +17,6 @@ import { encodeToBytes } from '../result-buffer';
  * requests in the isolate, they take a turn every few milliseconds of work, not only between bands.
  */
 
-function noise(width: number, height: number): RgbaImage {
-  const data = new Uint8Array(width * height * 4);
-  let seed = 1;
-  for (let i = 0; i < data.length; i++) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    data[i] = (i & 3) === 3 ? 255 : seed >>> 24;
-  }
-  return { data, width, height };
-}
 
 /** How many turns `job` took, with other requests always in the isolate. */
 async function yieldsDuring(job: () => Promise<unknown>): Promise<number> {
@@ -42,7 +32,7 @@ async function yieldsDuring(job: () => Promise<unknown>): Promise<number> {
 }
 
 describe('yield points inside codec calls', () => {
-  const image = noise(2000, 1500);
+  const image = opaqueNoise(2000, 1500);
 
   it('a WebP encode of 3 MP yields many times from inside libwebp', async () => {
     const yields = await yieldsDuring(() => encodeWebp(frameSource(image, { alpha: false }, () => {}, image.height), { quality: 80, orientation: 1 }));
