@@ -94,8 +94,9 @@ describe('PNG encoder', () => {
 
   it('joins its deflate pieces into one zlib stream that both decoders read, however the rows fill the pieces', async () => {
     // 1365 RGB pixels and a filter byte are 4,096 bytes a row: 128 rows fill two pieces exactly,
-    // so the stream ends with an empty last piece; 1000x700 spans several pieces mid-row.
-    for (const [width, height] of [[1365, 128], [1365, 129], [1000, 700]]) {
+    // so the stream ends with an empty last piece; 1000x700 spans several pieces mid-row, and a
+    // row of 100,000 pixels is longer than a piece.
+    for (const [width, height] of [[1365, 128], [1365, 129], [1000, 700], [100_000, 2]]) {
       const image = pixels(width, height, { grey: false, alpha: false });
       const png = await encodePng(frameSource(image, { alpha: false }));
       expect(png.length).toBeLessThanOrEqual(pngFileBound(width, height, 3));
