@@ -65,7 +65,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * the pause between the runs (docs/performance.md, "Fairness").
  */
 const FIRST_AT_MS = 800;
-const EVERY_MS = 400;
+const EVERY_MS = 300;
 
 describe('a 32x32 conversion beside a 24 MP one, through wrangler dev', () => {
   it.each(['avif', 'webp', 'png'])('answers within 150 ms while a 24 MP JPEG becomes %s', async (format) => {
@@ -73,7 +73,7 @@ describe('a 32x32 conversion beside a 24 MP one, through wrangler dev', () => {
     const large = convert(PRO.key, await largeInput('jpeg-24mp.jpg'), format).finally(() => {
       largeDone = true;
     });
-    // Small ones one after another for as long as the large one runs (it takes 2-6 s here,
+    // Small ones one after another for as long as the large one runs (it takes 1.6-6 s here,
     // depending on the format and the machine): while it decodes, resizes nothing, encodes and
     // stores its parts, whatever point of its work they land on.
     const beside: number[] = [];
