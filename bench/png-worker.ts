@@ -28,7 +28,7 @@ export default {
       }
       case '/encode': {
         const [width, height] = [Number(query('width')), Number(query('height'))];
-        const settings = { filter: (query('filter') || DEFAULT_PNG_ENCODE.filter) as FilterStrategy, level: Number(query('level') || DEFAULT_PNG_ENCODE.level) };
+        const settings = { ...DEFAULT_PNG_ENCODE, filter: (query('filter') || DEFAULT_PNG_ENCODE.filter) as FilterStrategy, level: Number(query('level') || DEFAULT_PNG_ENCODE.level) };
         const png = await encodePng(frameSource({ data: body, width, height }, { alpha: query('alpha') === '1', grey: query('grey') === '1' }), settings);
         return new Response(png);
       }

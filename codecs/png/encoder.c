@@ -3,7 +3,7 @@
  * each row's filter is chosen and applied, and the filtered rows gather in a piece of PIECE_BYTES
  * that libdeflate compresses whole; the pieces join into one zlib stream (header, deflate data,
  * Adler-32), which leaves as whole IDAT chunks (length, type, data, CRC-32) through
- * Module.pngWriteOutput. It holds libdeflate's compressor, a few rows, the band JavaScript writes
+ * Module.pngWriteOutput. It holds libdeflate's two compressors, a few rows, the band JavaScript writes
  * into, one piece and its compressed form, and one chunk.
  *
  * Call order: encoder_create, then per band encoder_band (the buffer to fill with `rows` RGBA
@@ -29,6 +29,8 @@
  */
 #define PIECE_BYTES (256 * 1024)
 
+
+
 /* codecs/png/build.sh patches libdeflate: while set, a compressed piece is not the stream's end. */
 extern int libdeflate_chunk_continues;
 
@@ -53,7 +55,13 @@ struct encoder {
   uint8_t *band;
   size_t band_bytes;
   struct libdeflate_compressor *compressor;
+  /*
+   * For pieces that follow one that compressed to at most a quarter of its size (flat areas,
+   * text, repeats: a screenshot, not a photo), at `graphic_level`; NULL when that is 0.
+   */
+  struct libdeflate_compressor *graphic_compressor;
   int level;
+  int last_piece_graphic;
   /* Filtered rows waiting to be compressed, and the compressed piece. */
   uint8_t *piece;
   size_t piece_fill;
@@ -78,7 +86,7 @@ static int fail(struct encoder *e, int status, const char *message) {
 static void put_zlib_header(struct encoder *e);
 
 EMSCRIPTEN_KEEPALIVE
-struct encoder *encoder_create(int width, int channels, int level, int choice) {
+struct encoder *encoder_create(int width, int channels, int level, int choice, int graphic_level) {
   struct encoder *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   e->width = width;
@@ -90,11 +98,12 @@ struct encoder *encoder_create(int width, int channels, int level, int choice) {
   e->chunk = malloc(8 + IDAT_BYTES + 4);
   e->level = level;
   e->compressor = libdeflate_alloc_compressor(level);
+  if (graphic_level > 0) e->graphic_compressor = libdeflate_alloc_compressor(graphic_level);
   e->piece = malloc(PIECE_BYTES);
   e->packed_capacity = libdeflate_deflate_compress_bound(e->compressor, PIECE_BYTES) + 8;
   e->packed = malloc(e->packed_capacity);
   e->adler = adler32(0, NULL, 0);
-  int ok = e->cur && e->prior && e->chunk && e->compressor && e->piece && e->packed;
+  int ok = e->cur && e->prior && e->chunk && e->compressor && (graphic_level <= 0 || e->graphic_compressor) && e->piece && e->packed;
   for (int f = 0; f < 5; f++) ok = ok && (e->filtered[f] = malloc(1 + e->row_bytes));
   if (!ok) fail(e, CODEC_OUT_OF_MEMORY, "png: no memory for the encoder");
   else put_zlib_header(e);
@@ -151,7 +160,9 @@ static void put_zlib_header(struct encoder *e) {
 static int compress_piece(struct encoder *e, int last) {
   e->adler = adler32(e->adler, e->piece, e->piece_fill);
   libdeflate_chunk_continues = !last;
-  size_t size = libdeflate_deflate_compress(e->compressor, e->piece, e->piece_fill, e->packed, e->packed_capacity);
+  struct libdeflate_compressor *c = e->last_piece_graphic && e->graphic_compressor ? e->graphic_compressor : e->compressor;
+  size_t size = libdeflate_deflate_compress(c, e->piece, e->piece_fill, e->packed, e->packed_capacity);
+  e->last_piece_graphic = size <= e->piece_fill / 4;
   libdeflate_chunk_continues = 0;
   if (size == 0) return fail(e, CODEC_MISUSE, "png: deflate output larger than its bound");
   put_stream_bytes(e, e->packed, size);
@@ -268,6 +279,7 @@ EMSCRIPTEN_KEEPALIVE const char *encoder_message(struct encoder *e) { return e->
 EMSCRIPTEN_KEEPALIVE void encoder_destroy(struct encoder *e) {
   if (!e) return;
   libdeflate_free_compressor(e->compressor);
+  if (e->graphic_compressor) libdeflate_free_compressor(e->graphic_compressor);
   free(e->piece);
   free(e->packed);
   free(e->cur);

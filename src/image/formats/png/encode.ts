@@ -11,7 +11,7 @@ import { GREY, GREY_ALPHA, RGB, RGBA } from './structure';
  * copied into the WebAssembly memory, where its rows are packed to the output's channels, filtered
  * and deflated by libdeflate in pieces of DEFLATE_PIECE_BYTES; the compressed bytes come back as
  * whole IDAT chunks, written into the result's sink as they come and drained after every band.
- * Held: libdeflate's compressor, a piece and its compressed form, a few rows, one band and one
+ * Held: libdeflate's two compressors, a piece and its compressed form, a few rows, one band and one
  * chunk, and what the sink keeps.
  */
 
@@ -35,6 +35,11 @@ export interface PngEncodeSettings {
   filter: FilterStrategy;
   /** libdeflate's compression level, 1-9 (encoder.c). */
   level: number;
+  /**
+   * The level, 1-9, for a piece that follows one that compressed to a quarter of its size or less
+   * (flat areas, text, repeats: a screenshot, not a photo); 0: always `level`.
+   */
+  graphicLevel: number;
   /** Most bytes the file may have (the memory plan's bound, EncodeOptions.maxBytes); unset: pngFileBound. */
   maxBytes?: number;
 }
@@ -43,9 +48,11 @@ export interface PngEncodeSettings {
  * None, Sub or Up by row at libdeflate's level 1, chosen on numbers (docs/performance.md, PNG): on
  * the 12 MP photo 0.64 of the bytes of sharp's default (no filter, zlib level 6) in half its time;
  * Up alone is 1.6% larger there and 11% larger on a text screenshot for no measurable gain in
- * time; level 2 is 1.5% smaller on the photo and 55% slower.
+ * time; level 2 is 1.5% smaller on the photo and 55% slower. Flat pieces at level 6: a text
+ * screenshot 11% smaller than at level 1 (sharp's size) for 10-20 ms more at 2.7 MP (level 4: 5%;
+ * level 9: 12% for 60 ms more); a photo's pieces compress to about half and never take it.
  */
-export const DEFAULT_PNG_ENCODE: PngEncodeSettings = { filter: 'cheap-adaptive', level: 1 };
+export const DEFAULT_PNG_ENCODE: PngEncodeSettings = { filter: 'cheap-adaptive', level: 1, graphicLevel: 6 };
 
 export const pngEncoder: RowEncoder = {
   placesOrientation: false,
@@ -96,7 +103,7 @@ export async function writePng(source: RowSource, settings: PngEncodeSettings, o
     output.write(pngChunk('IHDR', [...u32(width), ...u32(height), 8, colourType, 0, 0, 0]));
     wasm = await openPngZlib('png-encoder', { pngWriteOutput: (chunk) => output.write(chunk) });
     const lib = wasm.instance;
-    encoder = lib._encoder_create(width, CHANNELS[colourType], settings.level, FILTER_CHOICE[settings.filter]);
+    encoder = lib._encoder_create(width, CHANNELS[colourType], settings.level, FILTER_CHOICE[settings.filter], settings.graphicLevel);
     const check = (status: number) => {
       if (status < 0 || encoder === 0) throw statusError(lib, encoder ? status : -2, encoder ? lib._encoder_message(encoder) : 0);
     };

@@ -23,7 +23,7 @@ const ALLOCATION_HEADER = 16;
  * libdeflate's compressor, measured in the module (encoder_create's growth less what encoder.c
  * allocates beside it): 199 KiB at level 1 (a hash table), 655 KiB at levels 2-9 (hash chains).
  */
-const COMPRESSOR_BYTES = (level: number) => (level <= 1 ? 204 : 660) * KIB;
+const COMPRESSOR_BYTES = (level: number) => (level <= 0 ? 0 : level === 1 ? 204 : 660) * KIB;
 /** encoder.c's piece of filtered rows and its compressed form (libdeflate's bound: 5 bytes per 5,000, and 17). */
 const PIECE_BYTES = DEFLATE_PIECE_BYTES;
 const PACKED_BYTES = PIECE_BYTES + 5 * Math.ceil(PIECE_BYTES / 5000) + 17;
@@ -44,13 +44,14 @@ export function pngOutputChannels(alpha: boolean, grey: boolean): number {
 }
 
 /**
- * All an encode holds besides its source and its file: libdeflate's compressor, a piece of
+ * All an encode holds besides its source and its file: libdeflate's compressors (at `level` and
+ * at `graphicLevel`), a piece of
  * filtered rows and its compressed form, two packed rows and five filtered ones, one band of RGBA
  * rows and one IDAT chunk in the WebAssembly memory.
  */
-export function pngEncodeBytes(width: number, height: number, channels: number, level = DEFAULT_PNG_ENCODE.level): number {
+export function pngEncodeBytes(width: number, height: number, channels: number, { level, graphicLevel } = DEFAULT_PNG_ENCODE): number {
   const row = 1 + width * channels + ALLOCATION_HEADER;
-  const deflate = COMPRESSOR_BYTES(level) + PIECE_BYTES + PACKED_BYTES + 3 * ALLOCATION_HEADER;
+  const deflate = COMPRESSOR_BYTES(level) + COMPRESSOR_BYTES(graphicLevel) + PIECE_BYTES + PACKED_BYTES + 4 * ALLOCATION_HEADER;
   return WASM_BASE_BYTES + deflate + 7 * row + Math.min(PNG_ENCODE_BAND_ROWS, height) * width * 4 + ALLOCATION_HEADER + (12 + IDAT_BYTES);
 }
 

@@ -17,7 +17,7 @@ export interface PngZlib {
   _decoder_band(decoder: number): number;
   _decoder_message(decoder: number): number;
   _decoder_destroy(decoder: number): void;
-  _encoder_create(width: number, channels: number, level: number, filter: number): number;
+  _encoder_create(width: number, channels: number, level: number, filter: number, graphicLevel: number): number;
   _encoder_band(encoder: number, rows: number): number;
   _encoder_write(encoder: number, rows: number): number;
   _encoder_finish(encoder: number): number;
