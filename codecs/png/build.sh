@@ -40,8 +40,26 @@ build_png() {
   local upstream=${ZLIB_VERSION#*:}
   upstream=${upstream%-*}
   local tree="$work/src/$ZLIB_PACKAGE-$upstream"
+  # inflate_fast with a 64-bit bit buffer, in a copy of the tree: zlib's `hold` is an unsigned long,
+  # 32 bits on wasm32, refilled a byte at a time twice a symbol; WebAssembly has 64-bit integers, so
+  # each symbol starts with one unaligned 8-byte load that tops the buffer up to 56-63 bits (enough
+  # for a length, a distance and their extra bits: the refills further down never run). The load
+  # reads up to 8 bytes ahead, so inflate_fast needs 8 bytes of input where it needed 6 (its loop
+  # bound and the entry test in inflate.c). Same output, bit for bit; unused whole bytes go back
+  # to the input at the end as before.
+  local zlib="$work/build/png/zlib"
+  rm -rf "$zlib" && mkdir -p "$(dirname "$zlib")" && cp -a "$tree" "$zlib"
+  perl -0pi -e 's/unsigned long hold;         \/\* local strm->hold \*\//unsigned long long hold;    \/* local strm->hold, 64 bits (build.sh) *\//;
+    s/last = in \+ \(strm->avail_in - 5\);/last = in + (strm->avail_in - 7);/;
+    s/\(unsigned\)\(in < last \? 5 \+ \(last - in\) : 5 - \(in - last\)\)/(unsigned)(in < last ? 7 + (last - in) : 7 - (in - last))/;
+    s/\(unsigned long\)\(\*in\+\+\)/(unsigned long long)(*in++)/g;
+    s/    do \{\n        if \(bits < 15\) \{\n            hold \+= \(unsigned long long\)\(\*in\+\+\) << bits;\n            bits \+= 8;\n            hold \+= \(unsigned long long\)\(\*in\+\+\) << bits;\n            bits \+= 8;\n        \}\n/    do {\n        {\n            unsigned long long word;\n            memcpy(&word, in, 8);\n            hold |= word << bits;\n            in += (63 - bits) >> 3;\n            bits |= 56;\n        }\n/' "$zlib/inffast.c"
+  perl -0pi -e 's/if \(have >= 6 && left >= 258\) \{/if (have >= 8 \&\& left >= 258) {/' "$zlib/inflate.c"
+  [ "$(grep -c 'unsigned long long' "$zlib/inffast.c")" = 7 ] && grep -q 'avail_in - 7' "$zlib/inffast.c" && grep -q '? 7 + (last - in) : 7 -' "$zlib/inffast.c" \
+    && grep -q 'bits |= 56;' "$zlib/inffast.c" && grep -q 'have >= 8 && left >= 258' "$zlib/inflate.c" \
+    || { echo "zlib: the inflate_fast patch did not apply" >&2; return 1; }
   local sources=()
-  for file in "${ZLIB_SOURCES[@]}"; do sources+=("$tree/$file"); done
+  for file in "${ZLIB_SOURCES[@]}"; do sources+=("$zlib/$file"); done
 
   fetch_source "$DEFLATE_PACKAGE" "$DEFLATE_VERSION" "$DEFLATE_ORIG_SHA256" "$DEFLATE_DEBIAN_SHA256"
   local deflate_tree="$work/src/$DEFLATE_PACKAGE-${DEFLATE_VERSION%-*}"
@@ -60,7 +78,7 @@ build_png() {
 
   local exports
   exports=$(IFS=,; echo "${PNG_EXPORTS[*]},${EM_COMMON_EXPORTS[*]}")
-  emcc "${ZLIB_CFLAGS[@]}" -I"$tree" -I"$patched" \
+  emcc "${ZLIB_CFLAGS[@]}" -I"$zlib" -I"$patched" \
     "${sources[@]}" "$here/png/decoder.c" "$here/png/encoder.c" \
     "${EM_LINK_FLAGS[@]}" "${PNG_LINK_FLAGS[@]}" -sEXPORTED_FUNCTIONS="$exports" \
     -o "$out/png-zlib.js"

@@ -7,9 +7,10 @@ import { PALETTE } from './structure';
 
 /*
  * PNG decoding in bands on our zlib build (codecs/png/decoder.c): the image data is pulled in
- * 32 KiB pieces as rows are needed, inflated straight into the rows, unfiltered and expanded to
- * RGBA into a band inside the WebAssembly memory, in one pass. A plain image holds one inflate
- * state, two rows and the band; an Adam7 image one state and two rows per pass (decoder.c says why).
+ * 32 KiB pieces as rows are needed, inflated straight into batches of rows (64 KiB), unfiltered
+ * and expanded to RGBA into a band inside the WebAssembly memory, in one pass. A plain image holds
+ * one inflate state, a batch, a row and the band; an Adam7 image one state, a batch and a row per
+ * pass (decoder.c says why).
  */
 
 export const PNG_BAND_ROWS = 16;

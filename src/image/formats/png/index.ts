@@ -23,7 +23,7 @@ export const png = defineFormat({
   supportsAlpha: true,
   resultMayBeCapped: true,
   encoder: pngEncoder,
-  // The codec's WebAssembly memory: the band, and an inflate stream and two rows per Adam7 pass.
+  // The codec's WebAssembly memory: the band, and an inflate stream, a batch of rows and a row per Adam7 pass.
   decodeCost: (header, { stored, decode }) => {
     const bytes = pngDecodeBytes({ ...header, ...stored }, decode.region?.width ?? stored.width);
     return { open: bytes, streaming: bytes };

@@ -28,12 +28,20 @@ const COMPRESSOR_BYTES = (level: number) => (level <= 0 ? 0 : level === 1 ? 204 
 const PIECE_BYTES = DEFLATE_PIECE_BYTES;
 const PACKED_BYTES = PIECE_BYTES + 5 * Math.ceil(PIECE_BYTES / 5000) + 17;
 
-/** All a decode holds: the band, and per non-empty pass (one, or up to seven with Adam7) an inflate stream and two rows. */
+/** decoder.c's batch of rows inflated at once: as many as fit in 64 KiB, at least one, at most the pass's. */
+const BATCH_BYTES = 64 * KIB;
+
+/**
+ * All a decode holds: the band, and per non-empty pass (one, or up to seven with Adam7) an inflate
+ * stream, a batch of rows and the row before it.
+ */
 export function pngDecodeBytes(png: PixelLayout, regionWidth = png.width, bandRows = PNG_BAND_ROWS): number {
   let bytes = WASM_BASE_BYTES + Math.min(bandRows, png.height) * regionWidth * 4;
   for (const pass of passes(png)) {
     if (pass.width === 0 || pass.height === 0) continue;
-    bytes += INFLATE_STREAM_BYTES + 2 * (1 + rowBytes(png, pass.width) + ROW_PADDING + ALLOCATION_HEADER);
+    const stride = 1 + rowBytes(png, pass.width);
+    const batchRows = Math.min(Math.max(1, Math.floor(BATCH_BYTES / stride)), pass.height);
+    bytes += INFLATE_STREAM_BYTES + batchRows * stride + stride + 2 * (ROW_PADDING + ALLOCATION_HEADER);
   }
   return bytes;
 }
