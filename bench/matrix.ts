@@ -54,6 +54,7 @@ const MATRIX: Record<string, string[]> = {
   'webp-12mp.webp': ALL,
   'avif-12mp.avif': ALL,
   'jpeg-24mp.jpg': ALL,
+  'jpeg-24mp-progressive.jpg': ALL,
   'png-24mp.png': ALL,
   'webp-24mp.webp': ALL,
   'avif-24mp.avif': ALL,
@@ -62,6 +63,7 @@ const MATRIX: Record<string, string[]> = {
   'avif-24mp-420.avif': ALL,
   'webp-48mp.webp': ALL,
   'jpeg-48mp.jpg': ALL,
+  'jpeg-48mp-progressive.jpg': ALL,
 };
 
 export function matrixCases(filter: (input: string) => boolean = () => true): MatrixCase[] {

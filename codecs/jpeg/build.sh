@@ -102,6 +102,14 @@ build_jpeg() {
     && grep -q 'defined(__wasm__)' "$patched/jdhuff.h" && grep -q 'defined(__wasm__)' "$patched/jdhuff.c" \
     || { echo "jpeg: the speed patches did not apply" >&2; return 1; }
 
+  # The packed backing store (codecs/jpeg/memory.c) needs the row size of the block array it holds:
+  # the backing store's struct gets that field and a pointer for the store, and jmemmgr.c sets the
+  # row size before it opens a store (0 for sample arrays, which have none).
+  perl -0pi -e 's{(  char temp_name\[TEMP_NAME_LENGTH\]; /\* name of temp file \*/\n)}{$1  long row_bytes;                /* a row of a block array, 0 for samples (codecs/jpeg/build.sh) */\n  void *rows;                    /* the packed rows (codecs/jpeg/memory.c) */\n}' "$patched/jmemsys.h"
+  perl -0pi -e 's{(        jpeg_open_backing_store\(cinfo, &sptr->b_s_info,)}{        sptr->b_s_info.row_bytes = 0;\n$1}; s{(        jpeg_open_backing_store\(cinfo, &bptr->b_s_info,)}{        bptr->b_s_info.row_bytes = (long)bptr->blocksperrow * (long)sizeof(JBLOCK);\n$1}' "$patched/jmemmgr.c"
+  [ "$(grep -c 'row_bytes\|void \*rows;' "$patched/jmemsys.h")" = 2 ] && [ "$(grep -c 'b_s_info.row_bytes' "$patched/jmemmgr.c")" = 2 ] \
+    || { echo "jpeg: the backing-store patch did not apply" >&2; return 1; }
+
   # SIMD, in the same copy: libjpeg-turbo's build knows x86 (NASM), Arm, MIPS and PowerPC; for
   # Emscripten, simd/CMakeLists.txt is given a first section that builds the Arm Neon intrinsics
   # implementation (every kernel in C intrinsics, no GAS) with arm_neon.h from codecs/jpeg (SIMDe),

@@ -43,6 +43,7 @@ static int status_of_error(int message_code) {
     case JERR_NO_BACKING_STORE:  /* a virtual array larger than the limit */
       return CODEC_OUT_OF_MEMORY;
     case JERR_BAD_STATE:         /* libjpeg called out of order: this module's own mistake */
+    case JERR_VIRTUAL_BUG:       /* the packed backing store asked for rows it does not hold (memory.c) */
     case JERR_BAD_CROP_SPEC:
     case JERR_BAD_BUFFER_MODE:
     case JERR_BAD_STRUCT_SIZE:

@@ -8,7 +8,7 @@ import { fitGeometry, type FitGeometry } from './fit';
 import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
-import { chooseLowMemory, encodeFacts, fitResultToBudget, holdsResizedPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { chooseDecoderLowMemory, encodeFacts, fitResultToBudget, holdsResizedPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { collectPicture, findSmartCut, smartCutOf } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
@@ -217,7 +217,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     lowMemory: false,
     resultHeldBytes,
   };
-  return fitResultToBudget({ ...plan, lowMemory: chooseLowMemory(plan, limits.memoryBudgetBytes) }, limits.memoryBudgetBytes);
+  return fitResultToBudget(chooseDecoderLowMemory(plan, limits.memoryBudgetBytes), limits.memoryBudgetBytes);
 }
 
 function displayedSize(stored: Dimensions, orientation: number): Dimensions {

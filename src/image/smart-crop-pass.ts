@@ -70,7 +70,7 @@ async function reducedPicture(plan: ProcessingPlan, profile: ColourProfile | nul
   const { file, stored } = plan;
   const shrink = shrinkOnLoad(file.format.shrinkFactors, stored, size);
   const decoded = shrunkSize(stored, shrink);
-  let source = working(await decode(file, { shrink, region: null }, decoded), file.format.work.decode * shrink * shrink);
+  let source = working(await decode(file, { shrink, region: null, lowMemory: plan.decode.lowMemory }, decoded), file.format.work.decode * shrink * shrink);
   source = toSrgbRows(source, profile);
   source = flattenRows(source, plan.flatten ? plan.background : BLACK);
   if (decoded.width !== size.width || decoded.height !== size.height) source = resizeRows(source, size.width, size.height);

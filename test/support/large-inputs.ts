@@ -2,8 +2,8 @@
 /**
  * The full-size inputs the memory and speed checks run on: the corpus photos (12 and 24 MP JPEG,
  * 12 MP WebP and AVIF) and what sharp makes from them where the corpus has no such file (a
- * progressive and an EXIF-rotated 12 MP JPEG, PNG, WebP and AVIF at 24 MP, a 48 MP JPEG made of
- * four 12 MP photos, a 48 MP WebP of the 24 MP photo upscaled). Made once and cached in
+ * progressive and an EXIF-rotated 12 MP JPEG, progressive JPEGs at 24 and 48 MP, PNG, WebP and AVIF
+ * at 24 MP, a 48 MP JPEG made of four 12 MP photos, a 48 MP WebP of the 24 MP photo upscaled). Made once and cached in
  * test-output/inputs/ (not committed); test/workers reach them through the LARGE service binding, `npm run bench` reads them directly.
  */
 import { existsSync } from 'node:fs';
@@ -25,6 +25,9 @@ const MAKERS: Record<string, () => Promise<Uint8Array>> = {
   // A portrait phone photo: stored landscape, EXIF Orientation 6 (rotate 90 degrees clockwise to view).
   'jpeg-12mp-rotated.jpg': async () => withOrientation(await photo('photo-12mp.jpg'), 6),
   'jpeg-24mp.jpg': () => photo('photo-24mp.jpg'),
+  // Progressive (as web-optimised photos are): libjpeg holds every coefficient, 72 MB unpacked at 24 MP.
+  'jpeg-24mp-progressive.jpg': async () => sharp(await photo('photo-24mp.jpg')).jpeg({ quality: 90, progressive: true }).toBuffer(),
+  'jpeg-48mp-progressive.jpg': async () => (await mosaic48()).jpeg({ quality: 90, progressive: true }).toBuffer(),
   'jpeg-48mp.jpg': async () => (await mosaic48()).jpeg({ quality: 90 }).toBuffer(),
   'webp-12mp.webp': () => photo('photo-12mp.webp'),
   'webp-24mp.webp': async () => sharp(await photo('photo-24mp.jpg')).webp({ quality: 90 }).toBuffer(),

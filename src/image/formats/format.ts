@@ -66,6 +66,11 @@ export interface FormatInfo {
   /** Without alpha, transparent pixels are flattened onto white before encoding. */
   supportsAlpha: boolean;
   encoder: RowEncoder;
+  /**
+   * Where the decoder has a low-memory mode (JPEG with several scans: coefficients packed), the
+   * most it may pack for a file of `inputBytes`: its worst case (plan.ts chooseDecoderLowMemory).
+   */
+  lowMemoryDecodeBytes?(inputBytes: number): number;
   /** What the encoder holds, output included. */
   encodeCost(facts: EncodeFacts): EncoderCost;
   /** Most bytes a result can have (measured on white noise, the least compressible picture). */

@@ -56,6 +56,12 @@ export interface DecodeOptions {
    * with shrink 1. The source then has exactly region.width x region.height.
    */
   region: Region | null;
+  /**
+   * The decoder's low-memory mode, where it has one (a JPEG with several scans keeps its
+   * coefficients packed instead of 128 bytes a block), packing at most `maxBytes`: a file that
+   * needs more fails (plan.ts chooseDecoderLowMemory).
+   */
+  lowMemory?: { maxBytes: number };
 }
 
 export interface EncodeOptions {

@@ -50,7 +50,7 @@ function checkWindow(frame: JpegFrame, { shrink, region }: DecodeOptions): Regio
  */
 export async function openJpegDecode(input: Uint8Array, frame: JpegFrame, options: DecodeOptions, libjpegBytes?: number): Promise<RowSource & JpegDecodeInfo> {
   const window = checkWindow(frame, options);
-  const memoryLimit = libjpegBytes ?? decoderLibjpegBytes(frame, options.shrink);
+  const memoryLimit = libjpegBytes ?? decoderLibjpegBytes(frame, options.shrink, options.lowMemory?.maxBytes);
   let position = 0;
   const wasm = await openLibjpeg('jpeg-decoder', {
     jpegReadInput(view: Uint8Array): number {

@@ -4,7 +4,7 @@ import { defineFormat } from '../format';
 import { openJpegDecode, JPEG_SHRINK_FACTORS } from './decode';
 import { jpegEncoder } from './encode';
 import { readJpegHeader, verifyJpegStructure } from './header';
-import { jpegDecodeWasmBytes, jpegEncodeWasmBytes, jpegResultBytes } from './memory';
+import { jpegDecodeWasmBytes, jpegEncodeWasmBytes, jpegResultBytes, packedValuesBound } from './memory';
 import { stripJpeg } from './strip';
 
 export const jpeg = defineFormat({
@@ -26,9 +26,11 @@ export const jpeg = defineFormat({
   resultMayBeCapped: false,
   encoder: jpegEncoder,
   // Bands hand out views into the instance's memory: baseline files 1 MiB whatever their size,
-  // files with several scans 2 bytes a sample for the coefficients (3 a pixel for 4:2:0).
+  // files with several scans 2 bytes a sample for the coefficients (3 a pixel for 4:2:0), or in
+  // the low-memory mode those packed (at most a bound from the file's size).
+  lowMemoryDecodeBytes: packedValuesBound,
   decodeCost: ({ frame }, { stored, decode }) => {
-    const streaming = jpegDecodeWasmBytes({ ...frame, ...stored }, decode.shrink);
+    const streaming = jpegDecodeWasmBytes({ ...frame, ...stored }, decode.shrink, decode.lowMemory?.maxBytes);
     return { open: streaming, streaming };
   },
   // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,

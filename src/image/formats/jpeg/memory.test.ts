@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { corpus, fixture, fixtureList, referenceJpegEncode } from '../../../../test/support/image-testing';
+import { corpus, fixture, fixtureList, referenceJpegEncode, sameBytes } from '../../../../test/support/image-testing';
 import { openDecode } from '../../../../test/support/formats';
 import { readJpegHeader } from './header';
 import { type Band, type RowSource } from '../../stages/rows';
 import { openJpegDecode } from './decode';
 import { encodeJpeg, type JpegEncodeStats } from './encode';
-import { decoderLibjpegBytes, encoderLibjpegBytes, jpegDecodeWasmBytes, jpegEncodeWasmBytes } from './memory';
-import { collectFrame } from '../../../../test/support/row-sources';
+import { decoderLibjpegBytes, encoderLibjpegBytes, jpegDecodeWasmBytes, jpegEncodeWasmBytes, packedValuesBound } from './memory';
+import { collectFrame, readBands } from '../../../../test/support/row-sources';
 
 const MiB = 1024 * 1024;
 
@@ -20,6 +20,19 @@ async function decodeMemory(bytes: Uint8Array, shrink = 1): Promise<{ wasm: numb
     band = await source.read();
   } while (band);
   return measured;
+}
+
+/** Decodes every band (the decoder's low-memory mode or not): the pixels, the WebAssembly memory and libjpeg's peak. */
+async function decodeWithMemory(bytes: Uint8Array, shrink: number, lowMemory: boolean): Promise<{ pixels: Uint8Array; wasm: number; libjpeg: number }> {
+  const packed = lowMemory ? { maxBytes: packedValuesBound(bytes.byteLength) } : undefined;
+  const source = await openJpegDecode(bytes, readJpegHeader(bytes).frame, { shrink, region: null, lowMemory: packed });
+  const pixels = new Uint8Array(source.width * source.height * 4);
+  let wasm = 0;
+  for (let band = await source.read(); band; band = await source.read()) {
+    pixels.set(band.data.subarray(0, band.rows * source.width * 4), band.y * source.width * 4);
+    wasm = Math.max(wasm, source.wasmBytes());
+  }
+  return { pixels, wasm, libjpeg: source.libjpegPeakBytes() };
 }
 
 /** A generated picture served in 16-row bands without ever holding it whole (gradients plus deterministic noise). */
@@ -77,6 +90,27 @@ describe('libjpeg memory: bands, not frames', () => {
       expect(wasm, `1/${shrink}`).toBeLessThan(38 * MiB); // measured: 35.3 MiB at 1/1
     }
   }, 60_000);
+
+  it('decodes it with its coefficients packed (the low-memory mode) to the same pixels in under half of that, within the packed bound', async () => {
+    const photo = await collectFrame(await openDecode(await corpus('photos/photo-12mp.jpg')));
+    for (const quality of [60, 85]) {
+      const bytes = await referenceJpegEncode(photo, quality, true);
+      const frame = readJpegHeader(bytes).frame;
+      for (const shrink of [1, 4]) {
+        const unpacked = await decodeWithMemory(bytes, shrink, false);
+        const packed = await decodeWithMemory(bytes, shrink, true);
+        const label = `q${quality} 1/${shrink}`;
+        expect(sameBytes(packed.pixels, unpacked.pixels), label).toBe(true);
+        expect(packed.libjpeg, label).toBeLessThan(unpacked.libjpeg / 2);
+        expect(packed.libjpeg, label).toBeLessThanOrEqual(decoderLibjpegBytes(frame, shrink, packedValuesBound(bytes.byteLength)));
+        expect(packed.wasm, label).toBeLessThanOrEqual(jpegDecodeWasmBytes(frame, shrink, packedValuesBound(bytes.byteLength)));
+      }
+      // Given less than its values need (the plan gives what the budget leaves), the decode fails cleanly.
+      const tooLittle = { maxBytes: packedValuesBound(bytes.byteLength) / 8 };
+      const decodeAll = async () => readBands(await openJpegDecode(bytes, frame, { shrink: 1, region: null, lowMemory: tooLittle }));
+      await expect(decodeAll()).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
+    }
+  }, 120_000);
 
   it('encodes 12 MP and a generated 24 MP picture in 1 MiB with standard tables; optimised tables add the coefficient buffer', async () => {
     for (const [width, height] of [[4000, 3000], [6000, 4000]]) {

@@ -74,13 +74,53 @@ function coefficientBytes(parts: Component[]): number {
   return parts.reduce((sum, c) => sum + roundUp(c.widthInBlocks, c.h) * roundUp(c.heightInBlocks, c.v) * BLOCK_BYTES, 0);
 }
 
+/** What codecs/jpeg/memory.c keeps unpacked of a packed coefficient buffer (STRIP_BYTES), at least 5 iMCU rows of each component. */
+const STRIP_BYTES = 4 * 2 ** 20;
+/** Per block of a packed buffer: the mask of its non-zero coefficients and its DC value. */
+const PACKED_BLOCK_BYTES = 8 + 2;
+/** Per row of a packed buffer: its pointer, its size and malloc's header. */
+const PACKED_ROW_BYTES = 4 + 4 + 16;
+
+/**
+ * The most the packed values of a file of `inputBytes` can take: 2 bytes for every non-zero AC
+ * coefficient, of which there are at most half as many as the file has bits (a scan codes each one
+ * it makes non-zero with a Huffman code and at least one more bit). Photos take about a third of it.
+ */
+export function packedValuesBound(inputBytes: number): number {
+  return 2 * 4 * inputBytes;
+}
+
+/**
+ * The packed coefficient buffer (codecs/jpeg/memory.c) with at most `valueBytes` of AC values
+ * (packedValuesBound, or less where the plan gives less): the strip, each block's mask and DC,
+ * the values, the row table and a row packed (8 + 128 bytes a block).
+ */
+function packedCoefficientBytes(parts: Component[], valueBytes: number): number {
+  let blocks = 0;
+  let rows = 0;
+  let strip = 0;
+  let widestRow = 0;
+  for (const c of parts) {
+    const blocksPerRow = roundUp(c.widthInBlocks, c.h);
+    const rowCount = roundUp(c.heightInBlocks, c.v);
+    blocks += blocksPerRow * rowCount;
+    rows += rowCount;
+    strip += 5 * c.v * blocksPerRow * BLOCK_BYTES;
+    widestRow = Math.max(widestRow, blocksPerRow);
+  }
+  // jmemmgr.c fits whole multiples of the rows each array needs at once (5 iMCU rows for a
+  // progressive file, 1 otherwise) into the strip, at least one.
+  return Math.max(STRIP_BYTES, strip) + blocks * PACKED_BLOCK_BYTES + valueBytes + rows * PACKED_ROW_BYTES + widestRow * (8 + BLOCK_BYTES);
+}
+
 /**
  * Bytes libjpeg allocates to decode `frame` at 1/shrink: the main buffer (an iMCU row of each
  * component plus two row groups of context for fancy upsampling), the upsampler's rows and, for a
  * progressive or multi-scan file, the whole-image coefficient buffer (2 bytes a sample: 3 bytes a
- * pixel for 4:2:0, 6 for 4:4:4). Cropping does not change it.
+ * pixel for 4:2:0, 6 for 4:4:4), or in the decoder's low-memory mode the buffer packed with at
+ * most `packedValueBytes` of values. Cropping does not change it.
  */
-export function decoderLibjpegBytes(frame: JpegFrame, shrink: number): number {
+export function decoderLibjpegBytes(frame: JpegFrame, shrink: number, packedValueBytes?: number): number {
   const parts = componentLayout(frame.width, frame.height, frame.sampling, shrink);
   const minScaled = DCT_SIZE / shrink;
   const maxH = Math.max(...frame.sampling.map((s) => s.h));
@@ -92,7 +132,7 @@ export function decoderLibjpegBytes(frame: JpegFrame, shrink: number): number {
     bytes += sampleRows(rowGroup * (minScaled + 2), c.widthInBlocks * c.scaledSize);
     bytes += sampleRows(maxV, roundUp(outputWidth, maxH));
   }
-  if (frame.multiScan) bytes += coefficientBytes(parts);
+  if (frame.multiScan) bytes += packedValueBytes === undefined ? coefficientBytes(parts) : packedCoefficientBytes(parts, packedValueBytes);
   return bytes;
 }
 
@@ -115,11 +155,17 @@ function wasmBytes(heapBytes: number): number {
   return roundUp(Math.max(WASM_INITIAL, WASM_HEAP_BASE + heapBytes), WASM_PAGE);
 }
 
-/** WebAssembly memory of a decode of `frame` at 1/shrink (any window of it): an upper bound. */
-export function jpegDecodeWasmBytes(frame: JpegFrame, shrink: number): number {
+/**
+ * WebAssembly memory of a decode of `frame` at 1/shrink (any window of it): an upper bound. Packed
+ * rows are reallocated as scans add to them, so the heap may hold freed space between them: an
+ * eighth more is allowed for it.
+ */
+export function jpegDecodeWasmBytes(frame: JpegFrame, shrink: number, packedValueBytes?: number): number {
   const outputWidth = ceilDiv(frame.width, shrink);
   const bands = (JPEG_BAND_ROWS + 1) * outputWidth * 4; // the band and a row for trimming a window
-  return wasmBytes(decoderLibjpegBytes(frame, shrink) + bands + C_SIDE_FIXED);
+  const libjpeg = decoderLibjpegBytes(frame, shrink, packedValueBytes);
+  const fragmentation = packedValueBytes !== undefined && frame.multiScan ? libjpeg / 8 : 0;
+  return wasmBytes(libjpeg + fragmentation + bands + C_SIDE_FIXED);
 }
 
 /** WebAssembly memory of an encode: an upper bound. */
