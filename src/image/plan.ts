@@ -191,9 +191,9 @@ export function chooseDecoderLowMemory(plan: ProcessingPlan, budgetBytes: number
   const withEncoderMode = (p: ProcessingPlan) => ({ ...p, lowMemory: chooseLowMemory(p, budgetBytes) });
   const normal = withEncoderMode(plan);
   const normalPeak = peakBytes(memoryPlan(normal));
-  const packs = plan.file.format.lowMemoryDecodeBytes;
+  const packs = plan.file.lowMemoryDecodeBytes;
   if (!packs || normalPeak <= Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES)) return normal;
-  const low = withEncoderMode(withPackedBytes(plan, packs(plan.inputBytes)));
+  const low = withEncoderMode(withPackedBytes(plan, packs()));
   return peakBytes(memoryPlan(low)) < normalPeak ? fitDecoderToBudget(low, budgetBytes) : normal;
 }
 

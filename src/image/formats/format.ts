@@ -20,6 +20,11 @@ export interface ImageFile {
   decode(options: DecodeOptions): Promise<RowSource>;
   /** What the decoder holds (memory-plan.ts), as measured upper bounds; also for other sizes of the same image. */
   decodeCost(facts: DecodeFacts): DecoderCost;
+  /**
+   * Where the decoder has a low-memory mode (JPEG with several scans: coefficients packed), the
+   * most it may pack for this file: its worst case (plan.ts chooseDecoderLowMemory).
+   */
+  readonly lowMemoryDecodeBytes: (() => number) | null;
 }
 
 export interface DecodeFacts {
@@ -66,11 +71,6 @@ export interface FormatInfo {
   /** Without alpha, transparent pixels are flattened onto white before encoding. */
   supportsAlpha: boolean;
   encoder: RowEncoder;
-  /**
-   * Where the decoder has a low-memory mode (JPEG with several scans: coefficients packed), the
-   * most it may pack for a file of `inputBytes`: its worst case (plan.ts chooseDecoderLowMemory).
-   */
-  lowMemoryDecodeBytes?(inputBytes: number): number;
   /** What the encoder holds, output included. */
   encodeCost(facts: EncodeFacts): EncoderCost;
   /** Most bytes a result can have (measured on white noise, the least compressible picture). */
@@ -91,10 +91,11 @@ export interface FormatSpec<H extends ImageHeader> extends Omit<FormatInfo, 'rea
   strip: ((bytes: Uint8Array, header: H) => Uint8Array) | null;
   decode(bytes: Uint8Array, header: H, options: DecodeOptions): Promise<RowSource>;
   decodeCost(header: H, facts: DecodeFacts): DecoderCost;
+  lowMemoryDecodeBytes?(bytes: Uint8Array, header: H): number;
 }
 
 export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): FormatInfo {
-  const { readHeader, verify, strip, decode, decodeCost, ...info } = spec;
+  const { readHeader, verify, strip, decode, decodeCost, lowMemoryDecodeBytes, ...info } = spec;
   const format: FormatInfo = {
     ...info,
     read(bytes) {
@@ -107,6 +108,7 @@ export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): Format
         strip: strip && (() => strip(bytes, header)),
         decode: (options) => decode(bytes, header, options),
         decodeCost: (facts) => decodeCost(header, facts),
+        lowMemoryDecodeBytes: lowMemoryDecodeBytes ? () => lowMemoryDecodeBytes(bytes, header) : null,
       };
     },
   };

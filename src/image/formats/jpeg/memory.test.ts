@@ -24,7 +24,7 @@ async function decodeMemory(bytes: Uint8Array, shrink = 1): Promise<{ wasm: numb
 
 /** Decodes every band (the decoder's low-memory mode or not): the pixels, the WebAssembly memory and libjpeg's peak. */
 async function decodeWithMemory(bytes: Uint8Array, shrink: number, lowMemory: boolean): Promise<{ pixels: Uint8Array; wasm: number; libjpeg: number }> {
-  const packed = lowMemory ? { maxBytes: packedValuesBound(bytes.byteLength) } : undefined;
+  const packed = lowMemory ? { maxBytes: packedValuesBound(readJpegHeader(bytes).frame, bytes.byteLength) } : undefined;
   const source = await openJpegDecode(bytes, readJpegHeader(bytes).frame, { shrink, region: null, lowMemory: packed });
   const pixels = new Uint8Array(source.width * source.height * 4);
   let wasm = 0;
@@ -102,11 +102,11 @@ describe('libjpeg memory: bands, not frames', () => {
         const label = `q${quality} 1/${shrink}`;
         expect(sameBytes(packed.pixels, unpacked.pixels), label).toBe(true);
         expect(packed.libjpeg, label).toBeLessThan(unpacked.libjpeg / 2);
-        expect(packed.libjpeg, label).toBeLessThanOrEqual(decoderLibjpegBytes(frame, shrink, packedValuesBound(bytes.byteLength)));
-        expect(packed.wasm, label).toBeLessThanOrEqual(jpegDecodeWasmBytes(frame, shrink, packedValuesBound(bytes.byteLength)));
+        expect(packed.libjpeg, label).toBeLessThanOrEqual(decoderLibjpegBytes(frame, shrink, packedValuesBound(readJpegHeader(bytes).frame, bytes.byteLength)));
+        expect(packed.wasm, label).toBeLessThanOrEqual(jpegDecodeWasmBytes(frame, shrink, packedValuesBound(readJpegHeader(bytes).frame, bytes.byteLength)));
       }
       // Given less than its values need (the plan gives what the budget leaves), the decode fails cleanly.
-      const tooLittle = { maxBytes: packedValuesBound(bytes.byteLength) / 8 };
+      const tooLittle = { maxBytes: packedValuesBound(readJpegHeader(bytes).frame, bytes.byteLength) / 8 };
       const decodeAll = async () => readBands(await openJpegDecode(bytes, frame, { shrink: 1, region: null, lowMemory: tooLittle }));
       await expect(decodeAll()).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
     }

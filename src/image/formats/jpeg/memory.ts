@@ -82,12 +82,15 @@ const PACKED_BLOCK_BYTES = 8 + 2;
 const PACKED_ROW_BYTES = 4 + 4 + 16;
 
 /**
- * The most the packed values of a file of `inputBytes` can take: 2 bytes for every non-zero AC
- * coefficient, of which there are at most half as many as the file has bits (a scan codes each one
- * it makes non-zero with a Huffman code and at least one more bit). Photos take about a third of it.
+ * The most the packed values of `frame` in a file of `inputBytes` can take: 2 bytes for every
+ * non-zero AC coefficient, of which there are at most half as many as the file has bits (a scan
+ * codes each one it makes non-zero with a Huffman code and at least one more bit), and at most 63
+ * a block (what a noisy file at high quality comes near). Photos take about a third of it.
  */
-export function packedValuesBound(inputBytes: number): number {
-  return 2 * 4 * inputBytes;
+export function packedValuesBound(frame: JpegFrame, inputBytes: number): number {
+  const parts = componentLayout(frame.width, frame.height, frame.sampling, 1);
+  const blocks = parts.reduce((sum, c) => sum + roundUp(c.widthInBlocks, c.h) * roundUp(c.heightInBlocks, c.v), 0);
+  return Math.min(2 * 4 * inputBytes, 2 * 63 * blocks);
 }
 
 /**
