@@ -17,7 +17,7 @@ import { flattenRows } from './stages/flatten';
 import { orientRows, storedRegion } from './stages/orient';
 import { padRows } from './stages/pad';
 import { resizeRows } from './stages/resize';
-import { pictureRows, type RowSource } from './stages/rows';
+import { pictureRows, withFirstBand, type RowSource } from './stages/rows';
 import type { Dimensions, ImageFormat } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
@@ -77,7 +77,13 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
     await meter.run(
       async () => {
         const source = await decodeAndTransform(plan, profile, meter, stages);
-        const encoding = () => encode(plan, meter.metered(working(source, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
+        const encoding = async () => {
+          // The encoder opens once the first band is ready: where a whole frame splits the run (an
+          // orientation the encoder cannot place), the decoder is gone by then, as the memory plan counts.
+          const ready = await withFirstBand(source);
+          meter.sample(ready.heldBytes());
+          return encode(plan, meter.metered(working(ready, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
+        };
         return stages ? stages.encode(encoding) : encoding();
       },
       options.share,

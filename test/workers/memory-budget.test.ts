@@ -46,6 +46,19 @@ describe('the guard never predicts less than a run holds', () => {
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
     expect(result.peakBytes).toBeLessThanOrEqual(maxMiB * MiB);
   });
+
+  // The oriented frame splits the run: the encoder opens only once the frame is complete and the
+  // decoder gone, as the plan counts (a small result's encoder was once opened beside the decoder).
+  it.each([
+    [300, 'jpeg'],
+    [500, 'png'],
+    [700, 'jpeg'],
+  ] as const)('an EXIF-rotated 12 MP photo resized to %i px %s', async (width, format) => {
+    const rotated = withOrientation(await corpus('photos/photo-12mp.jpg'), 6);
+    const result = await processImage(rotated, op({ kind: 'resize', width, format }), DEFAULTS);
+    expect(result.width).toBe(width);
+    expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
+  });
 });
 
 describe('streaming stages', () => {

@@ -123,6 +123,20 @@ export function pictureRows(picture: RgbaImage & { data: Uint8Array }, traits: P
 }
 
 /** A stage that changes bands in place starts from this: everything as its source, then overrides. */
+/** `source` with its first band read now (and handed out again by the first `read()`). */
+export async function withFirstBand(source: RowSource): Promise<RowSource> {
+  let first: Band | null | undefined = await source.read();
+  return {
+    ...forward(source),
+    read: () => {
+      if (first === undefined) return source.read();
+      const band = first;
+      first = undefined;
+      return Promise.resolve(band);
+    },
+  };
+}
+
 export function forward(source: RowSource): RowSource {
   return {
     width: source.width,
