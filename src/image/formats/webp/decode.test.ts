@@ -199,6 +199,14 @@ describe('libwebp band decoder on damaged files', () => {
     expect(outcomes).toContain('UNSUPPORTED_FORMAT');
   });
 
+  it('refuses a still image whose VP8X flags an animation it does not hold (found by the property below)', async () => {
+    const le24 = (v: number) => [v & 255, (v >> 8) & 255, (v >> 16) & 255];
+    const still = await smallStill();
+    const chunks = [...webpChunks(still)].filter((c) => ['ALPH', 'VP8 '].includes(c.type)).map((c) => webpChunk(c.type, still.subarray(c.data, c.data + c.length)));
+    const body = concat([webpChunk('VP8X', [0x12, 0, 0, 0, ...le24(40 - 1), ...le24(30 - 1)]), ...chunks]);
+    expect(await outcome(concat([riffHeader(4 + body.length), body]))).toBe('UNSUPPORTED_FORMAT');
+  });
+
   it('refuses mutated files with UNSUPPORTED_FORMAT or decodes them, never trapping', async () => {
     for (const file of DAMAGED_SOURCES) {
       const bytes = await corpus(file);

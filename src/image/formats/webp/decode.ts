@@ -55,7 +55,8 @@ async function openStill(input: Uint8Array, bandRows: number): Promise<RowSource
       animation: info[INFO.animation] === 1,
       inputBytes: input.length,
     };
-    if (features.animation) throw new Error('webp: an animation reached the still decoder');
+    // The header reader found no animation chunks; a VP8X whose flag says otherwise is damaged (libwebp would read it as one).
+    if (features.animation) throw damaged('webp: VP8X declares an animation that the file does not hold');
     // libwebp may take what its header promises and no more (a lossless file can ask for much more).
     lib._codec_memory_set_limit(webpDecoderLimitBytes(features, bandRows));
     check(lib._decoder_start(decoder, bandRows), 'start');
