@@ -11,7 +11,7 @@
  * the rows of blocks packed in memory: per block a 64-bit mask of its non-zero coefficients, then
  * their values. libjpeg keeps a strip of rows unpacked (STRIP_BYTES) and moves rows in and out of
  * the store as each scan goes down the image (jmemmgr.c, do_barray_io, whole rows only); a photo's
- * blocks pack to a fifth of their size or less. The caller plans for the packed rows' bound
+ * blocks pack to about a third of their size. The caller plans for the packed rows' bound
  * (src/image/formats/jpeg/memory.ts): every non-zero AC coefficient costs its scan at least two bits.
  */
 #define JPEG_INTERNALS

@@ -27,7 +27,7 @@ export const jpeg = defineFormat({
   encoder: jpegEncoder,
   // Bands hand out views into the instance's memory: baseline files 1 MiB whatever their size,
   // files with several scans 2 bytes a sample for the coefficients (3 a pixel for 4:2:0), or in
-  // the low-memory mode those packed (at most a bound from the file's size).
+  // the low-memory mode those packed (at most a bound from the frame and the file's size).
   lowMemoryDecodeBytes: (bytes, { frame }) => packedValuesBound(frame, bytes.byteLength),
   decodeCost: ({ frame }, { stored, decode }) => {
     const streaming = jpegDecodeWasmBytes({ ...frame, ...stored }, decode.shrink, decode.lowMemory?.maxBytes);
