@@ -40,6 +40,30 @@ describe('CpuShare', () => {
     longLeft();
   });
 
+  it('after the run, a turn (storing the last part of a large result) does not wait for its own request', async () => {
+    const share = new CpuShare();
+    const left = share.enter();
+    const run = share.run();
+    await run.turn(); // a long run
+    run.end();
+    expect(await duration(run.turn())).toBeLessThan(50);
+    left();
+  });
+
+  it('a run that ended before its first turn is not counted as long by a later turn', async () => {
+    const share = new CpuShare();
+    const [shortRunLeft, longLeft] = [share.enter(), share.enter()];
+    const shortRun = share.run();
+    shortRun.end();
+    await shortRun.turn();
+    const long = share.run();
+    // The short run's request is still in flight (answering): the long run waits for it, up to its bound.
+    expect(await duration(long.turn())).toBeGreaterThanOrEqual(200);
+    shortRunLeft();
+    long.end();
+    longLeft();
+  });
+
   it('a run that starts after another request answered takes turns as a run alone', async () => {
     const share = new CpuShare();
     share.enter()(); // the previous request of a client that sends one after another

@@ -44,12 +44,16 @@ export class CpuShare {
    */
   run(): RunShare {
     let long = false;
+    let ended = false;
     const startedAt = Date.now();
     return {
       // A request that answered while this run went on still has its answer to send, which the
       // runtime writes between turns (one that answered before the run began has sent it).
       contended: () => this.requests > 1 || (this.leftAt >= startedAt && Date.now() - this.leftAt < LINGER_MS),
       turn: async () => {
+        // After the run, its request is a short one storing its result (the last part of a large
+        // file): it would only wait for itself.
+        if (ended) return macrotask();
         if (!long) {
           long = true;
           this.longRuns++;
@@ -58,6 +62,7 @@ export class CpuShare {
         if (this.shortRequests() > 0) await this.pause();
       },
       end: once(() => {
+        ended = true;
         if (!long) return;
         this.longRuns--;
         this.wake();
