@@ -64,6 +64,19 @@ describe('CpuShare', () => {
     longLeft();
   });
 
+  it('a run paused for a request goes on once that request has become a long run itself', async () => {
+    const share = new CpuShare();
+    const [aLeft, bLeft] = [share.enter(), share.enter()];
+    const [a, b] = [share.run(), share.run()];
+    const paused = duration(a.turn()); // b's request has not reached its first turn: a short one
+    await sleep(10);
+    await b.turn(); // now a long run: nobody short is left
+    expect(await paused).toBeLessThan(100);
+    [a, b].forEach((run) => run.end());
+    aLeft();
+    bLeft();
+  });
+
   it('a run that starts after another request answered takes turns as a run alone', async () => {
     const share = new CpuShare();
     share.enter()(); // the previous request of a client that sends one after another

@@ -57,6 +57,8 @@ export class CpuShare {
         if (!long) {
           long = true;
           this.longRuns++;
+          // A run paused for this request, while it was still a short one, need not wait any more.
+          this.wake();
         }
         await macrotask();
         if (this.shortRequests() > 0) await this.pause();
