@@ -77,21 +77,45 @@ function readTrackReferences(bytes: Uint8Array, tref: IsoBox | null): Map<string
   return references;
 }
 
-/** The first sample: at the first chunk offset (stco/co64), its size from stsz. */
+/**
+ * The first sample: at the offset (stco/co64) of the first chunk that stsc gives samples (chunk 1
+ * unless a run gives it none, which the strip's chunk table reads the same way), its size from stsz.
+ */
 function firstSample(bytes: Uint8Array, tables: IsoBox[]): { start: number; end: number } {
   const stco = singleChild(tables, 'stco');
   const co64 = singleChild(tables, 'co64');
   const stsz = singleChild(tables, 'stsz');
   if (!(stco ?? co64) || !stsz) throw damaged('avif: track without chunk offsets or sample sizes');
   const offsets = FieldReader.of(bytes, (stco ?? co64)!, 4);
-  if (offsets.u32() === 0) throw damaged('avif: track without chunks');
-  const start = stco ? offsets.u32() : offsets.uint(8);
+  const chunkCount = offsets.u32();
+  if (chunkCount === 0) throw damaged('avif: track without chunks');
+  const chunk = firstFilledChunk(bytes, singleChild(tables, 'stsc'));
+  if (chunk > chunkCount) throw damaged(`avif: stsc gives samples from chunk ${chunk} of ${chunkCount}`);
+  const width = stco ? 4 : 8;
+  if ((chunk - 1) * width > offsets.remaining) throw damaged('avif: chunk count');
+  offsets.at += (chunk - 1) * width;
+  const start = offsets.uint(width);
   const sizes = FieldReader.of(bytes, stsz, 4);
   const fixedSize = sizes.u32();
   if (sizes.u32() === 0) throw damaged('avif: track without samples');
   const length = fixedSize !== 0 ? fixedSize : sizes.u32();
   if (length === 0 || start + length > bytes.length) throw damaged(`avif: first sample ${start}+${length} outside the file`);
   return { start, end: start + length };
+}
+
+/** The first chunk (from 1) of the first stsc run with samples; 1 without stsc. */
+function firstFilledChunk(bytes: Uint8Array, stsc: IsoBox | null): number {
+  if (!stsc) return 1;
+  const runs = FieldReader.of(bytes, stsc, 4);
+  const count = runs.u32();
+  if (count * 12 > runs.remaining) throw damaged('avif: stsc entry count');
+  for (let run = 0; run < count; run++) {
+    const [firstChunk, perChunk] = [runs.u32(), runs.u32()];
+    runs.u32(); // sample_description_index
+    if (firstChunk === 0) throw damaged('avif: stsc names chunk 0');
+    if (perChunk > 0) return firstChunk;
+  }
+  throw damaged('avif: stsc gives no chunk a sample');
 }
 
 /** One chunk of samples of a track: where its offset field is (stco or co64) and the bytes it holds. */
