@@ -2,7 +2,7 @@
  * Sharing the isolate's one thread. An isolate runs one piece of JavaScript at a time, so a long
  * pipeline run (seconds of codec work) would hold up every other request in it: their D1, Durable
  * Object and R2 steps complete, but their code only runs when the long run lets the event loop
- * turn. Long runs therefore stop at yield points (about every 20 ms of work alone, 3 ms beside others: src/image/run-context.ts)
+ * turn. Long runs therefore stop at yield points (about every 10 ms of work alone, 3 ms beside others: src/image/run-context.ts)
  * and take a turn here:
  * - the event loop turns, so that what arrived meanwhile is delivered;
  * - while any other request is in flight that is not itself a long run (nor waiting for memory,

@@ -44,12 +44,11 @@ const WORK_BETWEEN_TURNS_CONTENDED_NS = 3_000_000;
 /**
  * Work between turns when the run is alone: a request that arrives meanwhile is only delivered to
  * the isolate when its event loop turns (awaiting bands, which are microtasks, does not turn it),
- * and then waits for nothing more (the run pauses for it). A turn costs ~1.1 ms of idle wall time
- * (workerd's timer granularity), so at 10 ms the turns were a tenth of a run alone; at 20 a
- * newcomer waits at most ~10 ms more (measured: 32x32 conversions beside 24 MP WebP and PNG runs
- * took the same 30-76 ms).
+ * and its delivery takes about two turns (measured through wrangler dev: from sent to its handler,
+ * 14-30 ms beside a 24 MP WebP run at 10 ms, 24-67 ms at 20). A turn costs ~1.1 ms of idle wall
+ * time (workerd's timer granularity, no CPU): a tenth of a run alone, which is the price of that.
  */
-const WORK_BETWEEN_TURNS_ALONE_NS = 20_000_000;
+const WORK_BETWEEN_TURNS_ALONE_NS = 10_000_000;
 
 /** Without a share (tests, tools): turns of the event loop only. */
 export const ALONE: CpuTurns = {
