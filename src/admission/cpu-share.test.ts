@@ -77,6 +77,31 @@ describe('CpuShare', () => {
     bLeft();
   });
 
+  it('a turn of two passes waits for a request that needs two turns of the event loop to reach its handler', async () => {
+    const share = new CpuShare();
+    const left = share.enter();
+    const run = share.run();
+    await run.turn(); // a long run
+    let shortLeft = () => {};
+    const arriveInTwoTurns = () => setTimeout(() => setTimeout(() => (shortLeft = share.enter()), 0), 0);
+
+    arriveInTwoTurns();
+    let resumed = false;
+    const turn = run.turn(2).then(() => (resumed = true));
+    await sleep(30);
+    expect(resumed, 'waits for the request that came in at the second pass').toBe(false);
+    shortLeft();
+    await turn;
+
+    arriveInTwoTurns();
+    await run.turn(1); // one pass: goes on before the request is in
+    expect(share['shortRequests']()).toBe(0);
+    await sleep(5);
+    shortLeft();
+    run.end();
+    left();
+  });
+
   it('a run that starts after another request answered takes turns as a run alone', async () => {
     const share = new CpuShare();
     share.enter()(); // the previous request of a client that sends one after another

@@ -50,7 +50,7 @@ export class CpuShare {
       // A request that answered while this run went on still has its answer to send, which the
       // runtime writes between turns (one that answered before the run began has sent it).
       contended: () => this.requests > 1 || (this.leftAt >= startedAt && Date.now() - this.leftAt < LINGER_MS),
-      turn: async () => {
+      turn: async (passes = 1) => {
         // After the run, its request is a short one storing its result (the last part of a large
         // file): it would only wait for itself.
         if (ended) return macrotask();
@@ -60,7 +60,7 @@ export class CpuShare {
           // A run paused for this request, while it was still a short one, need not wait any more.
           this.wake();
         }
-        await macrotask();
+        for (let pass = 0; pass < passes && this.shortRequests() === 0; pass++) await macrotask();
         if (this.shortRequests() > 0) await this.pause();
       },
       end: once(() => {
@@ -102,8 +102,8 @@ export class CpuShare {
 export interface RunShare {
   /** Other requests are in the isolate. */
   contended(): boolean;
-  /** Awaited at a yield point: lets the event loop turn, and short requests finish first. */
-  turn(): Promise<void>;
+  /** Awaited at a yield point: lets the event loop turn (`passes` times, unless a request comes in), and short requests finish first. */
+  turn(passes?: number): Promise<void>;
   end(): void;
 }
 

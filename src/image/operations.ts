@@ -87,8 +87,11 @@ export interface RunOptions {
 /** What a run's yield points ask of the isolate: are others in it, and a turn for them. */
 export interface CpuTurns {
   contended(): boolean;
-  /** Resolves when the run may go on: the event loop has turned, and others had their go. */
-  turn(): Promise<void>;
+  /**
+   * Resolves when the run may go on: the event loop has turned `passes` times (default 1) unless a
+   * request came in meanwhile, and others had their go.
+   */
+  turn(passes?: number): Promise<void>;
 }
 
 /** A run's result, written into its sink. */
