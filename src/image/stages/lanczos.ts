@@ -45,8 +45,35 @@ function lanczos3(x: number): number {
   return (LOBES * Math.sin(px) * Math.sin(px / LOBES)) / (px * px);
 }
 
+/**
+ * Recent filters, shared (a Contributions is never written after it is made): a run's memory plan
+ * sizes its resizes before the resize itself makes them (plan.ts, resizeScratchBytes), and a smart
+ * crop filters the same axes again; each was computed up to seven times a run (2.6 ms of a 24 MP
+ * -> 400x400 attention thumbnail). Only small filters are kept, so the isolate holds at most
+ * CACHED_FILTERS * CACHED_FILTER_MAX_BYTES (256 KiB) beyond what runs count.
+ */
+const cachedFilters = new Map<string, Contributions>();
+const CACHED_FILTERS = 8;
+const CACHED_FILTER_MAX_BYTES = 32 * 1024;
+
 /** `scale`: input pixels per output pixel, where it is not inSize / outSize (after a box step, resize.ts). */
 export function contributions(inSize: number, outSize: number, scale = inSize / outSize): Contributions {
+  const key = `${inSize} ${outSize} ${scale}`;
+  const cached = cachedFilters.get(key);
+  if (cached) {
+    cachedFilters.delete(key);
+    cachedFilters.set(key, cached);
+    return cached;
+  }
+  const made = computeContributions(inSize, outSize, scale);
+  if (made.weights.byteLength + made.start.byteLength + made.count.byteLength <= CACHED_FILTER_MAX_BYTES) {
+    cachedFilters.set(key, made);
+    if (cachedFilters.size > CACHED_FILTERS) cachedFilters.delete(cachedFilters.keys().next().value!);
+  }
+  return made;
+}
+
+function computeContributions(inSize: number, outSize: number, scale: number): Contributions {
   const filterScale = Math.max(1, scale);
   const support = LOBES * filterScale;
   const stride = Math.min(inSize, Math.ceil(2 * support) + 1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { contributions } from './lanczos';
 import { resize } from './resize';
 import type { RgbaImage } from '../types';
 
@@ -307,5 +308,16 @@ describe('resize', () => {
       ),
       { numRuns: 80 },
     );
+  });
+});
+
+describe('Lanczos filters', () => {
+  it('computes a small filter once for repeated sizes (the plan and the run ask for the same), and keeps no large one', () => {
+    expect(contributions(750, 600)).toBe(contributions(750, 600));
+    expect(contributions(750, 600, 2.5)).not.toBe(contributions(750, 600));
+    const large = contributions(48_000, 100);
+    expect(large.weights.byteLength).toBeGreaterThan(32 * 1024);
+    expect(contributions(48_000, 100)).not.toBe(large);
+    expect(contributions(48_000, 100)).toEqual(large);
   });
 });
