@@ -8,7 +8,7 @@ import { fitGeometry, type FitGeometry } from './fit';
 import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
-import { chooseDecoderLowMemory, encodeFacts, fitResultToBudget, holdsResizedPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { encodeFacts, fitToBudget, holdsResizedPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { collectPicture, findSmartCut, smartCutOf } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
@@ -223,7 +223,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     lowMemory: false,
     resultHeldBytes,
   };
-  return fitResultToBudget(chooseDecoderLowMemory(plan, limits.memoryBudgetBytes), limits.memoryBudgetBytes);
+  return fitToBudget(plan, limits.memoryBudgetBytes);
 }
 
 function displayedSize(stored: Dimensions, orientation: number): Dimensions {

@@ -213,6 +213,34 @@ function fitDecoderToBudget(plan: ProcessingPlan, budgetBytes: number): Processi
 }
 
 /**
+ * Left free where capped allowances can still give it: the packed coefficients of a progressive
+ * JPEG and a PNG, WebP or AVIF result are allowed what the budget leaves, so such a run would be
+ * planned at the whole budget, and small conversions (a 32x32 one to WebP, JPEG or PNG plans 2-3
+ * MB) would wait seconds for it in the isolate's admission (src/admission) instead of running
+ * beside it (measured: 3.5-4.8 s beside a 24 MP progressive JPEG to AVIF or WebP).
+ */
+const ROOM_BESIDE_CAPPED_RUN = 8 * MB;
+
+/**
+ * The plan's modes and caps for the budget (chooseDecoderLowMemory, fitResultToBudget), leaving
+ * ROOM_BESIDE_CAPPED_RUN free where the caps can still reach their floors; a run that needs more
+ * is planned within the whole budget, as before.
+ */
+export function fitToBudget(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
+  const roomyBudget = budgetBytes - ROOM_BESIDE_CAPPED_RUN;
+  const decoderFitted = (budget: number) => chooseDecoderLowMemory(plan, budget);
+  // The decoder's allowance is fitted first and takes what it can: where that leaves the result
+  // below its floor, the decoder keeps its whole-budget allowance and the result gives the room.
+  // A result cap near its floor is near what detailed photos need (WebP's: 0.11 bytes a pixel),
+  // so the room is not taken from it.
+  const leavesResultRoom = (p: ProcessingPlan) => p.maxResultBytes === undefined || p.maxResultBytes >= 2 * resultFloorBytes(p);
+  for (const roomy of [fitResultToBudget(decoderFitted(roomyBudget), roomyBudget), fitResultToBudget(decoderFitted(budgetBytes), roomyBudget)]) {
+    if (peakBytes(memoryPlan(roomy)) <= roomyBudget && leavesResultRoom(roomy)) return roomy;
+  }
+  return fitResultToBudget(decoderFitted(budgetBytes), budgetBytes);
+}
+
+/**
  * A lossless result's size is unknown until it is made, and its bound (PNG: rows that do not
  * compress at all) is 1.3-2 times what photos come out at; a lossy WebP's bound (room in libwebp's
  * bit writers and the result for 1.6 times a detailed photo) is as far above what large photos
@@ -229,8 +257,14 @@ export function fitResultToBudget(plan: ProcessingPlan, budgetBytes: number): Pr
   const fits = (maxResultBytes: number) => peakBytes(memoryPlan({ ...plan, maxResultBytes })) <= budgetBytes;
   // Searched rather than bound minus the excess: an encoder may also hold room for its result (libwebp).
   const cap = largestFitting(fits, bound);
-  if (cap < bound * (format.resultCapFloor ?? 1 / 2) || !fits(cap)) return plan;
+  if (cap < resultFloorBytes(plan) || !fits(cap)) return plan;
   return { ...plan, maxResultBytes: cap };
+}
+
+/** The least a capped result is allowed: the format's floor share of its bound. */
+function resultFloorBytes(plan: ProcessingPlan): number {
+  const format = FORMATS[plan.outputFormat];
+  return format.resultBound(encodeFacts({ ...plan, maxResultBytes: undefined })) * (format.resultCapFloor ?? 1 / 2);
 }
 
 const scale = ({ width, height }: Dimensions, factor: number): Dimensions => ({

@@ -151,7 +151,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   const origin = settings.siteUrl ?? new URL(c.req.url).origin;
   if (settings.diagnosticHeaders) {
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
-    c.header('X-Pipeline-Planned-Bytes', String(image.plannedPeakBytes));
+    c.header('X-Pipeline-Planned-Bytes', String(Math.ceil(image.plannedPeakBytes)));
   }
   saved.delivered();
   return c.json(
