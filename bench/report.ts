@@ -24,7 +24,7 @@ function table(header: string[], rows: string[][], leftColumns = 1, alignLeft: n
 }
 
 /** Request steps, then the pipeline's stages, in the order a request meets them. */
-const STEP_COLUMNS = ['auth', 'rate', 'idempotency', 'quota', 'admission', 'form', 'upload', 'pipeline', 'pipeline.decode', 'pipeline.colour', 'pipeline.flatten', 'pipeline.resize', 'pipeline.orient', 'pipeline.encode', 'pipeline.copies', 'pipeline.turns', 'pipeline.store', 'total'];
+const STEP_COLUMNS = ['auth', 'rate', 'idempotency', 'quota', 'admission', 'form', 'upload', 'pipeline', 'pipeline.decode', 'pipeline.colour', 'pipeline.flatten', 'pipeline.resize', 'pipeline.smart-crop', 'pipeline.cut', 'pipeline.pad', 'pipeline.orient', 'pipeline.encode', 'pipeline.copies', 'pipeline.turns', 'pipeline.store', 'total'];
 
 /** Where each workload's time goes in the Worker (Server-Timing medians; copies are inside decode and encode). */
 function stepsTable(report: BenchReport): void {

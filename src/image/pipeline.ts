@@ -109,14 +109,16 @@ const STAGE_NS = { colour: 12, resize: 15 };
 /** The steps between decoder and encoder, each a stage that passes bands of rows on (timed by `stages` if given). */
 async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stages: StageProfile | null): Promise<RowSource> {
   const stage = (name: string, source: RowSource) => (stages ? stages.stage(name, source) : source);
+  const step = <T>(name: string, job: () => Promise<T>) => (stages ? stages.step(name, job) : job());
   if (holdsResizedPicture(plan)) {
     const resized = await resizedRows(plan, profile, meter, stage);
     const { model, alpha, grey } = resized;
     const picture = await collectPicture(resized, meter);
-    const cut = await smartCutOf(plan, picture, meter);
+    const cut = await step('smart-crop', () => smartCutOf(plan, picture, meter));
+    stages?.restartChain();
     return placedRows(pictureRows(picture, { model, alpha, grey }), { ...plan, cut }, stage);
   }
-  const cut = plan.smart ? await findSmartCut(plan, profile, meter) : plan.cut;
+  const cut = plan.smart ? await step('smart-crop', () => findSmartCut(plan, profile, meter)) : plan.cut;
   return placedRows(await resizedRows({ ...plan, cut }, profile, meter, stage), { ...plan, cut }, stage);
 }
 

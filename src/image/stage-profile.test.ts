@@ -19,6 +19,21 @@ describe('a profiled run', () => {
     expect(Object.values(own).reduce((a, b) => a + b)).toBeLessThanOrEqual(wallMs);
   });
 
+  it('times a smart-cropped thumbnail stage by stage, the cut taken from its held picture', async () => {
+    const input = await corpus('photos/photo-12mp.jpg');
+    const operation = { kind: 'resize', width: 400, height: 400, keepAspectRatio: true, fit: 'cover', position: { kind: 'smart', strategy: 'attention' }, format: 'webp', quality: 80 } as const;
+    const started = performance.now();
+    const result = await processImage(input, operation, LIMITS, { profile: true });
+    const wallMs = performance.now() - started;
+    const stages = result.stagesMs!;
+    expect(Object.keys(stages)).toEqual(['decode', 'resize', 'cut', 'smart-crop', 'encode', 'copies', 'turns']);
+    for (const ms of Object.values(stages)) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(stages.decode).toBeGreaterThan(0);
+    expect(stages.encode).toBeGreaterThan(0);
+    const { copies, ...own } = stages;
+    expect(Object.values(own).reduce((a, b) => a + b)).toBeLessThanOrEqual(wallMs);
+  });
+
   it('times a decode and an encode of a photo', async () => {
     // (A clock of millisecond steps: this small file's stages above can take less than one.)
     const input = await corpus('photos/photo-1mp.jpg');

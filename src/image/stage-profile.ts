@@ -9,7 +9,9 @@ import { forward, type RowSource } from './stages/rows';
  * I/O), so there these figures would read 0.
  */
 export class StageProfile {
-  private readonly chain: { name: string; readMs: number }[] = [];
+  /** Stages in the order they pull; null where a held picture starts a new chain (restartChain). */
+  private readonly chain: ({ name: string; readMs: number } | null)[] = [];
+  private readonly stepsMs: Record<string, number> = {};
   private turnsMs = 0;
   private copiesMs = 0;
   private encodeMs = 0;
@@ -39,6 +41,24 @@ export class StageProfile {
     };
   }
 
+  /**
+   * The stages wrapped from now on read from a picture held whole (a thumbnail's smart crop), not
+   * from the stages wrapped before, whose reads all ended before it: their own times start again.
+   */
+  restartChain(): void {
+    this.chain.push(null);
+  }
+
+  /** A step outside the chain of bands (scoring a smart crop); stages it pulls keep their own times. */
+  async step<T>(name: string, job: () => Promise<T>): Promise<T> {
+    const started = this.now();
+    try {
+      return await job();
+    } finally {
+      this.stepsMs[name] = (this.stepsMs[name] ?? 0) + this.now() - started;
+    }
+  }
+
   /** The encoder's whole run (it pulls every stage's bands). */
   async encode<T>(job: () => Promise<T>): Promise<T> {
     const started = this.now();
@@ -56,14 +76,19 @@ export class StageProfile {
     this.copiesMs += performance.now() - started;
   }
 
-  /** Milliseconds per stage (own time), the copies (inside decode and encode), and the turns. */
+  /** Milliseconds per stage (own time) and step, the copies (inside decode and encode), and the turns. */
   result(): Record<string, number> {
     const stages: Record<string, number> = {};
     let before = 0;
-    for (const { name, readMs } of this.chain) {
-      stages[name] = readMs - before;
-      before = readMs;
+    for (const entry of this.chain) {
+      if (entry === null) {
+        before = 0;
+        continue;
+      }
+      stages[entry.name] = entry.readMs - before;
+      before = entry.readMs;
     }
+    Object.assign(stages, this.stepsMs);
     stages.encode = this.encodeMs - before;
     stages.copies = this.copiesMs;
     stages.turns = this.turnsMs;
