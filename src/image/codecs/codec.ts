@@ -29,6 +29,11 @@ export interface WasmInstance<T> {
    * JSPI, where the platform has it (workerd and Node 24 do); a plain call otherwise.
    */
   callYielding(pointer: number, ...args: number[]): Promise<number>;
+  /**
+   * Run at each yield point of a `callYielding` call after the run's own turn; a promise it gives
+   * suspends the call until it settles (an encoder's result sink drained while the file comes out).
+   */
+  atYield: (() => Promise<void> | undefined) | null;
 }
 
 /**
@@ -42,6 +47,9 @@ interface Jspi {
   promising: (fn: (...args: number[]) => unknown) => (...args: number[]) => Promise<number>;
 }
 const jspi = (WebAssembly as unknown as Partial<Jspi>).Suspending ? (WebAssembly as unknown as Jspi) : null;
+
+/** Whether a `callYielding` call can wait at its yield points (JSPI); without it nothing runs there, `atYield` included. */
+export const CALLS_SUSPEND = jspi !== null;
 
 /** The import every module with yield points has (codecs/common/yield.c); an optimised build renames the import, not the function. */
 const YIELD_FUNCTION = 'js_yield';
@@ -67,7 +75,8 @@ const initialBytes = new WeakMap<WebAssembly.Module, number>();
 /** A fresh instance of an Emscripten module for a job that outlives one call (a streaming decoder or encoder handing out bands across awaits). */
 export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebAssembly.Module, options: OpenOptions = {}): Promise<WasmInstance<T>> {
   const pooled = options.role ? codecMemoryPool.take(options.role) : undefined;
-  const { instance, memory, exports, imported } = await instantiateEmscripten<T>(factory, module, options, pooled);
+  const atYield: YieldHook = { current: null };
+  const { instance, memory, exports, imported } = await instantiateEmscripten<T>(factory, module, options, pooled, atYield);
   if (!pooled && imported) initialBytes.set(module, memory.buffer.byteLength);
   // sbrk(0) is the top of everything the instance has written (its static data and stack lie below
   // the heap; emscripten's dlmalloc never gives memory back), so a new memory would have grown to it.
@@ -86,6 +95,12 @@ export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebA
     instance,
     memory,
     usedBytes,
+    get atYield() {
+      return atYield.current;
+    },
+    set atYield(hook) {
+      atYield.current = hook;
+    },
     release() {
       if (!live) return;
       live = false;
@@ -113,12 +128,18 @@ export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebA
   };
 }
 
+/** The caller's `atYield`, which the instance's yield points read when they are reached. */
+interface YieldHook {
+  current: (() => Promise<void> | undefined) | null;
+}
+
 /** Workers cannot fetch .wasm URLs, so the compiled module (a static import) is instantiated through `instantiateWasm`. */
 async function instantiateEmscripten<T>(
   factory: EmscriptenFactory,
   module: WebAssembly.Module,
   { callbacks = {}, nsPerYieldUnit = 0 }: OpenOptions,
   pooledMemory: WebAssembly.Memory | undefined,
+  atYield: YieldHook,
 ): Promise<{ instance: T; memory: WebAssembly.Memory; exports: WebAssembly.Exports; imported: boolean }> {
   let memory: WebAssembly.Memory | undefined;
   let imported = false;
@@ -137,7 +158,11 @@ async function instantiateEmscripten<T>(
       for (const functions of Object.values(imports)) {
         for (const [key, value] of Object.entries(functions)) {
           if (typeof value !== 'function' || value.name !== YIELD_FUNCTION) continue;
-          functions[key] = jspi ? (new jspi.Suspending((units: number) => doWork(units * nsPerYieldUnit)) as WebAssembly.ImportValue) : () => {};
+          const yieldPoint = (units: number) => {
+            const turn = doWork(units * nsPerYieldUnit);
+            return turn ? turn.then(() => atYield.current?.()) : atYield.current?.();
+          };
+          functions[key] = jspi ? (new jspi.Suspending(yieldPoint) as WebAssembly.ImportValue) : () => {};
         }
       }
       const isMemory = (value: unknown): value is WebAssembly.Memory => value instanceof WebAssembly.Memory;

@@ -4,11 +4,13 @@ import { psnr } from '../../../../test/support/ssim';
 import { readJpegHeader } from './header';
 import { type RowSource } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
-import { encodeJpeg, jpegEncoder } from './encode';
+import { encodeJpeg, jpegEncoder, writeJpeg } from './encode';
+import { JPEG_FINISH_DRAIN_BYTES, jpegFinishBurstBytes, jpegResultBytes } from './memory';
+import type { ResultSink } from '../../result-sink';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
 import { openDecode } from '../../../../test/support/formats';
 import { collectFrame, frameSource } from '../../../../test/support/row-sources';
-import { encodeToBytes } from '../../result-buffer';
+import { encodeToBytes, ResultBuffer } from '../../result-buffer';
 
 async function decode(bytes: Uint8Array, shrink = 1): Promise<RgbaImage> {
   return collectFrame(await openDecode(bytes, { shrink, region: null }));
@@ -116,6 +118,44 @@ describe('encodeJpeg: bands in, file out', () => {
     expect(closed).toBe(2);
     expect(liveCodecMemoryBytes()).toBe(before);
   });
+});
+
+describe('writeJpeg with optimised tables: the file drained as it comes out', () => {
+  it('never writes more than jpegFinishBurstBytes between two drains, and the file is the same', async () => {
+    const image = await decode(await corpus('photos/photo-12mp.jpg'));
+    const output = new ResultBuffer(jpegResultBytes(image.width * image.height, 95));
+    let sinceDrain = 0;
+    let mostBetweenDrains = 0;
+    let drainsWithData = 0;
+    const sink: ResultSink = {
+      write: (chunk) => {
+        output.write(chunk);
+        sinceDrain += chunk.byteLength;
+        mostBetweenDrains = Math.max(mostBetweenDrains, sinceDrain);
+      },
+      writeOwned: (bytes) => output.writeOwned(bytes),
+      drain: async () => {
+        if (sinceDrain > 0) drainsWithData++;
+        sinceDrain = 0;
+      },
+      get length() {
+        return output.length;
+      },
+      get heldBytes() {
+        return output.heldBytes;
+      },
+      get peakHeldBytes() {
+        return output.peakHeldBytes;
+      },
+    };
+    await writeJpeg(source(image), { quality: 95, optimizeHuffman: true }, sink);
+    const file = output.bytes();
+    // 3.5 MB at q95, all of it written inside encoder_finish.
+    expect(file.length).toBeGreaterThan(3 * JPEG_FINISH_DRAIN_BYTES);
+    expect(drainsWithData).toBeGreaterThanOrEqual(3);
+    expect(mostBetweenDrains).toBeLessThanOrEqual(jpegFinishBurstBytes(image.width, image.height, 95, false));
+    expect(sameBytes(file, await encodeJpeg(source(image), { quality: 95, optimizeHuffman: true }))).toBe(true);
+  }, 60_000);
 });
 
 describe('jpegEncoder (RowEncoder)', () => {

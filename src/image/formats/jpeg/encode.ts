@@ -4,7 +4,7 @@ import type { ResultSink } from '../../result-sink';
 import { copyPixels } from '../../run-context';
 import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
 import { cString, openLibjpeg, outOfMemory, statusError, type Libjpeg } from './libjpeg';
-import { encoderLibjpegBytes, JPEG_BAND_ROWS, jpegResultBytes } from './memory';
+import { encoderLibjpegBytes, JPEG_BAND_ROWS, JPEG_FINISH_DRAIN_BYTES, jpegResultBytes } from './memory';
 
 /**
  * JPEG encoding in bands on our build of libjpeg-turbo: bands go into the instance as they come and
@@ -73,7 +73,14 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
       await output.drain();
     }
     if (written !== height) throw new Error(`jpeg: the source ended after ${written} of ${height} rows`);
-    // With optimised tables, the whole image is entropy-coded here; other runs can go on meanwhile.
+    // With optimised tables, the whole image is entropy-coded here; other runs can go on meanwhile,
+    // and the sink is drained as the file comes out, not held whole (memory.ts, jpegFinishBurstBytes).
+    let drainedAt = output.length;
+    wasm.atYield = () => {
+      if (output.length - drainedAt < JPEG_FINISH_DRAIN_BYTES) return undefined;
+      drainedAt = output.length;
+      return output.drain();
+    };
     check(await wasm.callYielding(lib._encoder_finish_entry(), encoder), 'finish');
     await output.drain();
     if (stats) {

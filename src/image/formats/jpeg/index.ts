@@ -4,7 +4,7 @@ import { defineFormat } from '../format';
 import { openJpegDecode, JPEG_SHRINK_FACTORS } from './decode';
 import { jpegEncoder } from './encode';
 import { readJpegHeader, verifyJpegStructure } from './header';
-import { jpegDecodeWasmBytes, jpegEncodeWasmBytes, jpegResultBytes, packedValuesBound } from './memory';
+import { jpegDecodeWasmBytes, jpegEncodeWasmBytes, jpegFinishBurstBytes, jpegResultBytes, packedValuesBound } from './memory';
 import { stripJpeg } from './strip';
 
 export const jpeg = defineFormat({
@@ -34,11 +34,11 @@ export const jpeg = defineFormat({
     return { open: streaming, streaming };
   },
   // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,
-  // 3 bytes a pixel, and write the file at the end; the low-memory mode writes libjpeg's standard
-  // tables from about 1 MiB, a band's worth of file at a time.
+  // 3 bytes a pixel, and write the file at the end, drained as it comes; the low-memory mode writes
+  // libjpeg's standard tables from about 1 MiB, a band's worth of file at a time.
   encodeCost: ({ output, quality, grey, lowMemory }) => ({
     streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory),
-    burstBytes: jpegResultBytes(output.width * (lowMemory ? BAND_ROWS_MAX : output.height), quality),
+    burstBytes: lowMemory ? jpegResultBytes(output.width * BAND_ROWS_MAX, quality) : jpegFinishBurstBytes(output.width, output.height, quality, grey),
   }),
   resultBound: ({ output, quality }) => jpegResultBytes(output.width * output.height, quality),
 });

@@ -1,3 +1,4 @@
+import { CALLS_SUSPEND } from '../../codecs/codec';
 import type { JpegFrame } from './header';
 
 /**
@@ -182,4 +183,22 @@ export function jpegEncodeWasmBytes(width: number, height: number, components: 1
  */
 export function jpegResultBytes(pixels: number, quality: number): number {
   return (quality <= 80 ? 0.8 : quality <= 90 ? 1.75 : 3) * pixels + 256 * 1024;
+}
+
+/** With optimised tables, the sink is drained each time this much more of the file has come out (encode.ts). */
+export const JPEG_FINISH_DRAIN_BYTES = 2 ** 20;
+
+/** Bytes codecs/jpeg/encoder.c hands JavaScript at a time (OUTPUT_CHUNK). */
+const OUTPUT_CHUNK_BYTES = 32 * 1024;
+
+/**
+ * Most bytes the optimised tables' pass writes between two drains of the sink: the whole file comes
+ * out in jpeg_finish_compress, a row of blocks (16 pixel rows; 8 for grey) between yield points, so
+ * a drain comes after JPEG_FINISH_DRAIN_BYTES, a row of blocks and an output chunk more at most.
+ * Where calls cannot suspend (no JSPI), nothing runs at the yield points: the whole file.
+ */
+export function jpegFinishBurstBytes(width: number, height: number, quality: number, grey: boolean): number {
+  const wholeFile = jpegResultBytes(width * height, quality);
+  if (!CALLS_SUSPEND) return wholeFile;
+  return Math.min(wholeFile, JPEG_FINISH_DRAIN_BYTES + jpegResultBytes(width * (grey ? DCT_SIZE : 2 * DCT_SIZE), quality) + OUTPUT_CHUNK_BYTES);
 }
