@@ -6,13 +6,16 @@
  * whatever part of libjpeg asks. Over the limit an allocation fails, and libjpeg stops with
  * JERR_OUT_OF_MEMORY (CODEC_OUT_OF_MEMORY).
  *
- * A decoder's whole-image coefficient buffer (a progressive or multi-scan file: 128 bytes an 8x8
- * block) that does not fit the limit goes to libjpeg's backing store, which here is not a file but
- * the rows of blocks packed in memory: per block a 64-bit mask of its non-zero coefficients, then
- * their values. libjpeg keeps a strip of rows unpacked (STRIP_BYTES) and moves rows in and out of
- * the store as each scan goes down the image (jmemmgr.c, do_barray_io, whole rows only); a photo's
- * blocks pack to about a third of their size. The caller plans for the packed rows' bound
- * (src/image/formats/jpeg/memory.ts): every non-zero AC coefficient costs its scan at least two bits.
+ * A whole-image coefficient buffer (a decoder's for a progressive or multi-scan file, an encoder's
+ * for optimised Huffman tables: 128 bytes an 8x8 block) that does not fit the limit goes to
+ * libjpeg's backing store, which here is not a file but the rows of blocks packed in memory: per
+ * block a 64-bit mask of its non-zero coefficients, then their values. libjpeg keeps a strip of
+ * rows unpacked (STRIP_BYTES) and moves rows in and out of the store as each pass goes down the
+ * image (jmemmgr.c, do_barray_io, whole rows only); a photo's blocks pack to about a third of their
+ * size. For a decoder the caller plans for the packed rows' bound (src/image/formats/jpeg/memory.ts:
+ * every non-zero AC coefficient costs its scan at least two bits); an encoder's have no bound below
+ * the buffer itself, so it is given an allowance, and a picture that needs more fails with
+ * CODEC_OUT_OF_MEMORY before any of the file is written.
  */
 #define JPEG_INTERNALS
 #include <stdint.h>
@@ -62,15 +65,15 @@ GLOBAL(void) jpeg_free_large(j_common_ptr cinfo, void *object, size_t sizeofobje
 }
 
 /*
- * Everything asked for where it fits the limit (or there is none); otherwise, for a decoder, the
- * strip: its whole-image buffers then go to the packed store. An encoder's whole-image buffer
- * (optimised Huffman tables) is planned to fit, and fails in jpeg_get_large if it does not.
+ * Everything asked for where it fits the limit (or there is none); otherwise the strip: the
+ * whole-image buffers then go to the packed store (a decoder's coefficients of several scans, an
+ * encoder's for optimised Huffman tables, which it writes once and reads back once).
  */
 GLOBAL(size_t) jpeg_mem_available(j_common_ptr cinfo, size_t min_bytes_needed, size_t max_bytes_needed,
                                   size_t already_allocated) {
   (void)min_bytes_needed, (void)already_allocated;
   struct codec_guard *guard = guard_of(cinfo);
-  if (!guard->memory_limit || !cinfo->is_decompressor) return max_bytes_needed;
+  if (!guard->memory_limit) return max_bytes_needed;
   size_t left = guard->memory_limit > guard->memory_used ? guard->memory_limit - guard->memory_used : 0;
   return max_bytes_needed <= left ? max_bytes_needed : STRIP_BYTES;
 }
@@ -161,9 +164,9 @@ METHODDEF(void) close_packed(j_common_ptr cinfo, backing_store_ptr info) {
   info->rows = NULL;
 }
 
-/* Only a decoder's block arrays (row_bytes set by the build script's patch of jmemmgr.c) have a store. */
+/* Only block arrays (row_bytes set by the build script's patch of jmemmgr.c) have a store. */
 GLOBAL(void) jpeg_open_backing_store(j_common_ptr cinfo, backing_store_ptr info, long total_bytes_needed) {
-  if (!cinfo->is_decompressor || info->row_bytes <= 0 || total_bytes_needed % info->row_bytes) ERREXIT(cinfo, JERR_NO_BACKING_STORE);
+  if (info->row_bytes <= 0 || total_bytes_needed % info->row_bytes) ERREXIT(cinfo, JERR_NO_BACKING_STORE);
   struct packed_rows *store = get(cinfo, sizeof *store);
   if (!store) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
   memset(store, 0, sizeof *store);

@@ -17,7 +17,7 @@ import { flattenRows } from './stages/flatten';
 import { orientRows, storedRegion } from './stages/orient';
 import { padRows } from './stages/pad';
 import { resizeRows } from './stages/resize';
-import { pictureRows, withFirstBand, type RowSource } from './stages/rows';
+import { PackedAllowanceExceeded, pictureRows, withFirstBand, type RowSource } from './stages/rows';
 import type { Dimensions, ImageFormat } from './types';
 
 /** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
@@ -74,17 +74,28 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
     const meter = new MemoryMeter(input.byteLength);
     const stages = options.profile ? new StageProfile() : null;
     const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)), options.share?.turn);
+    const attempt = async (plan: ProcessingPlan) => {
+      const source = await decodeAndTransform(plan, profile, meter, stages);
+      const encoding = async () => {
+        // The encoder opens once the first band is ready: where a whole frame splits the run (an
+        // orientation the encoder cannot place), the decoder is gone by then, as the memory plan counts.
+        const ready = await withFirstBand(source);
+        meter.sample(ready.heldBytes());
+        return encode(plan, meter.metered(working(ready, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
+      };
+      return stages ? stages.encode(encoding) : encoding();
+    };
     await meter.run(
       async () => {
-        const source = await decodeAndTransform(plan, profile, meter, stages);
-        const encoding = async () => {
-          // The encoder opens once the first band is ready: where a whole frame splits the run (an
-          // orientation the encoder cannot place), the decoder is gone by then, as the memory plan counts.
-          const ready = await withFirstBand(source);
-          meter.sample(ready.heldBytes());
-          return encode(plan, meter.metered(working(ready, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
-        };
-        return stages ? stages.encode(encoding) : encoding();
+        try {
+          return await attempt(plan);
+        } catch (error) {
+          // A picture whose packed buffer outgrew its allowance, with nothing written: once more in
+          // the encoder's low-memory mode, which the plan's peak already covers.
+          if (!(error instanceof PackedAllowanceExceeded) || sink.length > 0) throw error;
+          stages?.restartChain();
+          return attempt({ ...plan, lowMemory: true, packedEncodeBytes: undefined });
+        }
       },
       options.share,
       stages,
@@ -160,11 +171,12 @@ async function encode(plan: ProcessingPlan, source: RowSource, sink: ResultSink)
     orientation: plan.orientInEncoder ? plan.orientation : 1,
     lowMemory: plan.lowMemory,
     maxBytes: plan.maxResultBytes,
+    packedBytes: plan.packedEncodeBytes,
   };
   try {
     await encoder.encode(source, options, sink);
   } catch (error) {
-    if (error instanceof AppError) throw error;
+    if (error instanceof AppError || error instanceof PackedAllowanceExceeded) throw error;
     throw new AppError('CONVERSION_FAILED', `Encoding the result as ${label} failed.`, error);
   } finally {
     source.close();

@@ -6,8 +6,10 @@ import { processImage } from '../../src/image/pipeline';
 import type { Operation } from '../../src/image/operations';
 import type { ImageFormat } from '../../src/image/types';
 import { withOrientation } from '../support/exif-orientation';
-import { corpus, decodeJpeg, decodePng, expectAppError, largeInput, sameBytes } from '../support/image-testing';
-import { crop } from '../support/row-sources';
+import { corpus, decodeJpeg, decodePng, expectAppError, largeInput, referenceJpegEncode, sameBytes } from '../support/image-testing';
+import { encodeJpeg } from '../../src/image/formats/jpeg/encode';
+import { noiseRows } from '../support/stored-png';
+import { crop, frameSource } from '../support/row-sources';
 
 /*
  * The memory guard against measurement: the bytes a run holds (input, stage buffers and codec
@@ -74,8 +76,10 @@ describe('streaming stages', () => {
     expect(result.peakBytes).toBeLessThan(16 * MiB);
   });
 
+  // In a budget that leaves no room for the optimised tables' packed coefficients beside the frame
+  // (with the Pro plan's they are packed there: about 10 MB more), so the encoder holds about 1 MB.
   it('a 12 MP EXIF-rotated photo to JPEG keeps its oriented frame in 3 bytes a pixel, not 4', async () => {
-    const result = await processImage(await largeInput('jpeg-12mp-rotated.jpg'), op({ kind: 'convert', format: 'jpeg' }), DEFAULTS);
+    const result = await processImage(await largeInput('jpeg-12mp-rotated.jpg'), op({ kind: 'convert', format: 'jpeg' }), { ...DEFAULTS, memoryBudgetBytes: 52 * MiB });
     expect([result.width, result.height]).toEqual([3000, 4000]);
     expect(result.peakBytes).toBeGreaterThan(36 * 1e6);
     expect(result.peakBytes).toBeLessThan(48 * 1e6);
@@ -114,4 +118,36 @@ describe('refusals from the header', () => {
     const result = await processImage(input, op({ kind: 'resize', width, format: 'webp' }), small);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(small.memoryBudgetBytes);
   });
+});
+
+describe('JPEG results with optimised tables packed (plan.ts withPackedEncode)', () => {
+  // A 12 MP q95 result held in memory is bounded at 36 MB, beside libjpeg's 36 MB of coefficients:
+  // over the 64 MiB line unpacked, within it packed.
+  it('a 12 MP photo to JPEG q95 is sharp\'s file (optimised tables) within 64 MiB', async () => {
+    const photo = await corpus('photos/photo-12mp.jpg');
+    const result = await processImage(photo, op({ kind: 'convert', format: 'jpeg', quality: 95 }), DEFAULTS);
+    expect(sameBytes(result.bytes, await referenceJpegEncode(await decodeJpeg(photo), 95))).toBe(true);
+    expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
+    expect(result.plannedPeakBytes).toBeLessThanOrEqual(64 * MiB);
+  }, 60_000);
+
+  it('a noise picture that outgrows the allowance is encoded again with the standard tables, within the same plan', async () => {
+    const width = 4000;
+    const height = 3000;
+    const rows = noiseRows(7);
+    const data = new Uint8Array(width * height * 4).fill(255);
+    const rgb = new Uint8Array(width * 3);
+    for (let y = 0; y < height; y++) {
+      rows(y, rgb);
+      for (let x = 0; x < width; x++) data.set(rgb.subarray(3 * x, 3 * x + 3), 4 * (y * width + x));
+    }
+    const noise = { data, width, height };
+    const input = await encodeJpeg(frameSource(noise, { alpha: false }), { quality: 90, optimizeHuffman: false });
+    const decoded = await decodeJpeg(input);
+    const standard = await encodeJpeg(frameSource(decoded, { alpha: false }), { quality: 95, optimizeHuffman: false });
+    const result = await processImage(input, op({ kind: 'convert', format: 'jpeg', quality: 95 }), DEFAULTS);
+    expect(sameBytes(result.bytes, standard)).toBe(true);
+    expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
+    expect(result.plannedPeakBytes).toBeLessThanOrEqual(64 * MiB);
+  }, 120_000);
 });

@@ -44,6 +44,8 @@ export interface EncodeFacts {
   lowMemory: boolean;
   /** A cap on the result below the format's own bound (plan.ts fitResultToBudget). */
   maxResultBytes?: number;
+  /** The encoder's normal mode with its whole-image buffer packed, its values within this many bytes (EncodeOptions.packedBytes). */
+  packedBytes?: number;
 }
 
 /** One row of the registry (imgproxy's table of image types): what the pipeline knows of a format. */
@@ -82,6 +84,11 @@ export interface FormatInfo {
   resultMayBeCapped: boolean;
   /** The smallest share of the bound a capped result may be left (1/2 unless given). */
   resultCapFloor?: number;
+  /**
+   * The encoder's normal mode can keep its whole-image buffer packed within an allowance
+   * (EncodeOptions.packedBytes; plan.ts withPackedEncode): JPEG's optimised tables.
+   */
+  packsEncoderBuffer?: boolean;
 }
 
 /** A format as its folder defines it, with its own header type; `defineFormat` makes the registry row. */

@@ -79,6 +79,12 @@ export interface EncodeOptions {
    */
   lowMemory?: boolean;
   /**
+   * The normal mode with its whole-image buffer packed, the packed values within this many bytes
+   * (JPEG: the optimised tables' coefficients, codecs/jpeg/memory.c). A picture that needs more
+   * fails with PackedAllowanceExceeded before any of the file is written.
+   */
+  packedBytes?: number;
+  /**
    * EXIF orientation still to apply: always 1 unless the encoder `placesOrientation`, in which case
    * it writes each band where a viewer sees it (the source's width and height are then stored
    * sizes, swapped in the result for 5-8).
@@ -148,4 +154,16 @@ export function forward(source: RowSource): RowSource {
     heldBytes: () => source.heldBytes(),
     close: () => source.close(),
   };
+}
+
+/**
+ * An encoder's packed buffer needed more than its allowance (EncodeOptions.packedBytes), which no
+ * bound can promise (white noise at high quality packs to no less than the buffer itself); nothing
+ * of the file was written, and the run is done again in the encoder's low-memory mode (pipeline.ts).
+ */
+export class PackedAllowanceExceeded extends Error {
+  constructor(detail: string) {
+    super(`the packed buffer needed more than its allowance: ${detail}`);
+    this.name = 'PackedAllowanceExceeded';
+  }
 }

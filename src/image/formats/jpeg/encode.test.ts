@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { corpus, maxDifference, referenceJpegEncode, sameBytes } from '../../../../test/support/image-testing';
 import { psnr } from '../../../../test/support/ssim';
 import { readJpegHeader } from './header';
-import { type RowSource } from '../../stages/rows';
+import { PackedAllowanceExceeded, type RowSource } from '../../stages/rows';
 import type { RgbaImage } from '../../types';
-import { encodeJpeg, jpegEncoder, writeJpeg } from './encode';
-import { JPEG_FINISH_DRAIN_BYTES, jpegFinishBurstBytes, jpegResultBytes } from './memory';
+import { encodeJpeg, jpegEncoder, writeJpeg, type JpegEncodeStats } from './encode';
+import { encoderLibjpegBytes, JPEG_FINISH_DRAIN_BYTES, jpegFinishBurstBytes, jpegResultBytes } from './memory';
 import type { ResultSink } from '../../result-sink';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
 import { openDecode } from '../../../../test/support/formats';
@@ -155,6 +155,28 @@ describe('writeJpeg with optimised tables: the file drained as it comes out', ()
     expect(drainsWithData).toBeGreaterThanOrEqual(3);
     expect(mostBetweenDrains).toBeLessThanOrEqual(jpegFinishBurstBytes(image.width, image.height, 95, false));
     expect(sameBytes(file, await encodeJpeg(source(image), { quality: 95, optimizeHuffman: true }))).toBe(true);
+  }, 60_000);
+});
+
+describe('writeJpeg with optimised tables and the coefficients packed', () => {
+  it('writes the same file within an allowance of half a byte a pixel, and fails before writing anything above it', async () => {
+    const image = await decode(await corpus('photos/photo-12mp.jpg'));
+    const pixels = image.width * image.height;
+    const unpacked: JpegEncodeStats = { libjpegPeakBytes: 0, wasmBytes: 0 };
+    const expected = await encodeJpeg(source(image), { quality: 80, optimizeHuffman: true }, unpacked);
+    const packed: JpegEncodeStats = { libjpegPeakBytes: 0, wasmBytes: 0 };
+    const ours = await encodeJpeg(source(image), { quality: 80, optimizeHuffman: true, packedBytes: pixels / 2 }, packed);
+    expect(sameBytes(ours, expected)).toBe(true);
+    // Measured: 11.9 MiB against 36.8.
+    expect(packed.libjpegPeakBytes).toBeLessThan(unpacked.libjpegPeakBytes / 2.5);
+    expect(packed.libjpegPeakBytes).toBeLessThanOrEqual(encoderLibjpegBytes(image.width, image.height, 3, true, pixels / 2));
+
+    const output = new ResultBuffer(jpegResultBytes(pixels, 95));
+    const before = liveCodecMemoryBytes();
+    // q95 packs to about 0.66 bytes a pixel.
+    await expect(writeJpeg(source(image), { quality: 95, optimizeHuffman: true, packedBytes: pixels / 2 }, output)).rejects.toBeInstanceOf(PackedAllowanceExceeded);
+    expect(output.length).toBe(0);
+    expect(liveCodecMemoryBytes()).toBe(before);
   }, 60_000);
 });
 

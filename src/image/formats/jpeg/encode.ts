@@ -2,8 +2,8 @@ import type { WasmInstance } from '../../codecs/codec';
 import { ResultBuffer } from '../../result-buffer';
 import type { ResultSink } from '../../result-sink';
 import { copyPixels } from '../../run-context';
-import type { EncodeOptions, RowEncoder, RowSource } from '../../stages/rows';
-import { cString, openLibjpeg, outOfMemory, statusError, type Libjpeg } from './libjpeg';
+import { PackedAllowanceExceeded, type EncodeOptions, type RowEncoder, type RowSource } from '../../stages/rows';
+import { cString, openLibjpeg, OUT_OF_MEMORY, outOfMemory, statusError, type Libjpeg } from './libjpeg';
 import { encoderLibjpegBytes, JPEG_BAND_ROWS, JPEG_FINISH_DRAIN_BYTES, jpegResultBytes } from './memory';
 
 /**
@@ -23,6 +23,8 @@ export interface JpegEncodeOptions {
   optimizeHuffman: boolean;
   /** Most bytes the file may have (the memory plan's bound); unset: the noise bound for the size and quality. */
   maxBytes?: number;
+  /** With optimised tables: the coefficients packed, their values within this many bytes (EncodeOptions.packedBytes). */
+  packedBytes?: number;
 }
 
 /** Measurements of the last encode, for tests and the benchmark. */
@@ -55,10 +57,15 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
     wasm = await openLibjpeg('jpeg-encoder', { jpegWriteOutput: (chunk: Uint8Array) => output.write(chunk) });
     const lib = wasm.instance;
     const components = source.grey ? 1 : 3;
-    encoder = lib._encoder_create(encoderLibjpegBytes(width, height, components, options.optimizeHuffman));
+    const packed = options.optimizeHuffman ? options.packedBytes : undefined;
+    encoder = lib._encoder_create(encoderLibjpegBytes(width, height, components, options.optimizeHuffman, packed));
     if (!encoder) throw outOfMemory('libjpeg encoder_create');
     const check = (status: number, what: string) => {
-      if (status < 0) throw statusError(status, cString(lib, lib._encoder_message(encoder)), what);
+      if (status >= 0) return;
+      const message = cString(lib, lib._encoder_message(encoder));
+      // Nothing is written before encoder_finish's output pass, which packs nothing more.
+      if (status === OUT_OF_MEMORY && packed !== undefined && output.length === 0) throw new PackedAllowanceExceeded(`libjpeg ${what}: ${message}`);
+      throw statusError(status, message, what);
     };
     check(lib._encoder_start(encoder, width, height, options.quality, components, options.optimizeHuffman ? 1 : 0, JPEG_BAND_ROWS), 'start');
     let written = 0;
@@ -104,13 +111,13 @@ export const JPEG_OPTIMIZE_MAX_PIXELS = 12_600_000;
 
 export const jpegEncoder: RowEncoder = {
   placesOrientation: false,
-  encode(source: RowSource, { quality, orientation, lowMemory }: EncodeOptions, sink: ResultSink): Promise<void> {
+  encode(source: RowSource, { quality, orientation, lowMemory, packedBytes }: EncodeOptions, sink: ResultSink): Promise<void> {
     if (orientation !== 1) {
       source.close();
       return Promise.reject(new Error(`jpeg: the encoder does not place orientation ${orientation}`));
     }
     const optimizeHuffman = lowMemory === undefined ? source.width * source.height <= JPEG_OPTIMIZE_MAX_PIXELS : !lowMemory;
-    return writeJpeg(source, { quality, optimizeHuffman }, sink);
+    return writeJpeg(source, { quality, optimizeHuffman, packedBytes }, sink);
   },
 };
 

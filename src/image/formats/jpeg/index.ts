@@ -24,6 +24,7 @@ export const jpeg = defineFormat({
   maxDimension: 65_535,
   supportsAlpha: false,
   resultMayBeCapped: false,
+  packsEncoderBuffer: true,
   encoder: jpegEncoder,
   // Bands hand out views into the instance's memory: baseline files 1 MiB whatever their size,
   // files with several scans 2 bytes a sample for the coefficients (3 a pixel for 4:2:0), or in
@@ -36,8 +37,8 @@ export const jpeg = defineFormat({
   // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,
   // 3 bytes a pixel, and write the file at the end, drained as it comes; the low-memory mode writes
   // libjpeg's standard tables from about 1 MiB, a band's worth of file at a time.
-  encodeCost: ({ output, quality, grey, lowMemory }) => ({
-    streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory),
+  encodeCost: ({ output, quality, grey, lowMemory, packedBytes }) => ({
+    streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory, packedBytes),
     burstBytes: lowMemory ? jpegResultBytes(output.width * BAND_ROWS_MAX, quality) : jpegFinishBurstBytes(output.width, output.height, quality, grey),
   }),
   resultBound: ({ output, quality }) => jpegResultBytes(output.width * output.height, quality),

@@ -37,7 +37,7 @@ export interface Libjpeg {
 
 /** codec_status of codecs/jpeg/codec.h. */
 const DAMAGED = -1;
-const OUT_OF_MEMORY = -2;
+export const OUT_OF_MEMORY = -2;
 const WORK_LIMIT = -3;
 
 /** Fields of decoder_header (enum header_field in decoder.c). */

@@ -140,8 +140,12 @@ export function decoderLibjpegBytes(frame: JpegFrame, shrink: number, packedValu
   return bytes;
 }
 
-/** Bytes libjpeg allocates to encode: the colour-converted rows, an iMCU row per component and, with optimised Huffman tables, the coefficient buffer. */
-export function encoderLibjpegBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean): number {
+/**
+ * Bytes libjpeg allocates to encode: the colour-converted rows, an iMCU row per component and, with
+ * optimised Huffman tables, the coefficient buffer, or that buffer packed with at most
+ * `packedValueBytes` of values (written once and read back once: no space freed between rows).
+ */
+export function encoderLibjpegBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean, packedValueBytes?: number): number {
   const sampling = components === 1 ? [{ h: 1, v: 1 }] : [{ h: 2, v: 2 }, { h: 1, v: 1 }, { h: 1, v: 1 }];
   const parts = componentLayout(width, height, sampling, 1);
   const maxH = Math.max(...sampling.map((s) => s.h));
@@ -151,7 +155,7 @@ export function encoderLibjpegBytes(width: number, height: number, components: 1
     bytes += sampleRows(maxV, (c.widthInBlocks * DCT_SIZE * maxH) / c.h);
     bytes += sampleRows(c.v * DCT_SIZE, c.widthInBlocks * DCT_SIZE);
   }
-  if (optimizeHuffman) bytes += coefficientBytes(parts);
+  if (optimizeHuffman) bytes += packedValueBytes === undefined ? coefficientBytes(parts) : packedCoefficientBytes(parts, packedValueBytes);
   return bytes;
 }
 
@@ -173,8 +177,8 @@ export function jpegDecodeWasmBytes(frame: JpegFrame, shrink: number, packedValu
 }
 
 /** WebAssembly memory of an encode: an upper bound. */
-export function jpegEncodeWasmBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean): number {
-  return wasmBytes(encoderLibjpegBytes(width, height, components, optimizeHuffman) + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
+export function jpegEncodeWasmBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean, packedValueBytes?: number): number {
+  return wasmBytes(encoderLibjpegBytes(width, height, components, optimizeHuffman, packedValueBytes) + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
 }
 
 /**
