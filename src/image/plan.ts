@@ -48,7 +48,7 @@ export interface ProcessingPlan {
   quality: number;
   /** The encoder's low-memory mode (chooseLowMemory). */
   lowMemory: boolean;
-  /** The encoder's normal mode with its buffer packed within this many bytes of values (choosePackedEncode). */
+  /** The encoder's normal mode with its buffer packed within this many bytes of values (withPackedEncode). */
   packedEncodeBytes?: number;
   /** Most bytes the result may have where less than its format's bound (fitResultToBudget). */
   maxResultBytes?: number;
@@ -201,10 +201,10 @@ export function chooseDecoderLowMemory(plan: ProcessingPlan, budgetBytes: number
 }
 
 /**
- * Least allowance worth trying for a packed encoder buffer, a byte a pixel of the result's
- * fraction: JPEG's optimised tables pack photos to 0.43-0.47 bytes a pixel at q80 and 0.66-0.70 at
- * q95 (the 12 and 24 MP photos, values, masks and rows); a picture that needs more than its
- * allowance is encoded again in the low-memory mode (pipeline.ts), which costs a second run.
+ * Least allowance worth trying for a packed encoder buffer, in bytes a pixel of the result: the
+ * packed values of JPEG's coefficients take 0.43-0.47 bytes a pixel of the 12 and 24 MP photos at
+ * q80 and 0.66-0.70 at q95 (each block's mask and DC are counted apart); a picture that needs more
+ * than its allowance is encoded again in the low-memory mode (pipeline.ts), which costs a second run.
  */
 const PACKED_ENCODE_MIN_BYTES_PER_PIXEL = 0.5;
 
