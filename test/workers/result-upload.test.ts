@@ -176,25 +176,30 @@ describe('results streamed to storage through the API', () => {
   });
 });
 
+/** A Pro user's conversion of `photo` through the app, with the diagnostic headers (X-Pipeline-*, Server-Timing). */
+async function convertWithDiagnostics(photo: Uint8Array, fields: Record<string, string>): Promise<Response> {
+  const user = await createTestUser({ plan: 'pro' });
+  const ctx = createExecutionContext();
+  const form = new FormData();
+  form.append('file', new File([photo], 'photo.jpg'));
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  const response = await createApp().request(
+    'http://api.test/api/v1/convert',
+    { method: 'POST', body: form, headers: { Authorization: `Bearer ${user.key}` } },
+    { ...env, DIAGNOSTIC_HEADERS: 'true' },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
 describe('memory of a streamed result', () => {
   // The optimised tables' file comes out at the end of the encode; drained as it comes, it is not
   // held whole, so a 12 MP q95 result (3.5 MB, bounded at 36 MB) keeps sharp's tables and bytes
   // (libjpeg's standard ones are 17% larger) within the 12 MP limit of 64 MiB.
   it('12 MP JPEG -> JPEG q95 is sharp\'s file, within its prediction', async () => {
-    const user = await createTestUser({ plan: 'pro' });
     const photo = await corpus('photos/photo-12mp.jpg');
-    const ctx = createExecutionContext();
-    const form = new FormData();
-    form.append('file', new File([photo], 'photo.jpg'));
-    form.append('format', 'jpg');
-    form.append('quality', '95');
-    const response = await createApp().request(
-      'http://api.test/api/v1/convert',
-      { method: 'POST', body: form, headers: { Authorization: `Bearer ${user.key}` } },
-      { ...env, DIAGNOSTIC_HEADERS: 'true' },
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
+    const response = await convertWithDiagnostics(photo, { format: 'jpg', quality: '95' });
     expect(response.status).toBe(200);
     const { data } = await json(response);
     const downloaded = new Uint8Array(await (await download(data.download_url)).arrayBuffer());
@@ -208,19 +213,8 @@ describe('memory of a streamed result', () => {
   // The 12 MP photo to every format, stored through R2: what the run held (X-Pipeline-Peak-Bytes)
   // never passes its prediction, and the prediction is below the in-memory result's.
   it.each(['png', 'jpg', 'webp', 'avif'])('12 MP JPEG -> %s holds at most its prediction', async (format) => {
-    const user = await createTestUser({ plan: 'pro' });
     const photo = await corpus('photos/photo-12mp.jpg');
-    const ctx = createExecutionContext();
-    const form = new FormData();
-    form.append('file', new File([photo], 'photo.jpg'));
-    form.append('format', format);
-    const response = await createApp().request(
-      'http://api.test/api/v1/convert',
-      { method: 'POST', body: form, headers: { Authorization: `Bearer ${user.key}` } },
-      { ...env, DIAGNOSTIC_HEADERS: 'true' },
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
+    const response = await convertWithDiagnostics(photo, { format });
     expect(response.status).toBe(200);
     const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
     const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
