@@ -21,8 +21,12 @@ export interface WasmInstance<T> {
   memory: WebAssembly.Memory;
   /** What the instance holds: its memory, or as much of a pooled memory as a new one would have grown to. */
   usedBytes(): number;
-  /** Stops counting the memory and drops the instance; safe to call more than once. */
-  release(): void;
+  /**
+   * Stops counting the memory and drops the instance; safe to call more than once. The memory goes
+   * back to the pool for the next instance in its role unless `handOn` is false (a memory grown for
+   * work that was given up, which the next instance would hold as uncounted excess).
+   */
+  release(handOn?: boolean): void;
   /**
    * Calls the entry point at `pointer` (its `<name>_entry()` export, codecs/common/yield.h) so that
    * it can let other runs in the isolate go on at the module's yield points while it works: through
@@ -101,12 +105,12 @@ export async function openEmscripten<T>(factory: EmscriptenFactory, module: WebA
     set atYield(hook) {
       atYield.current = hook;
     },
-    release() {
+    release(handOn = true) {
       if (!live) return;
       live = false;
       untrack();
       // A call suspended at a yield point could still write to the memory: it is not handed on.
-      if (options.role && imported && sbrk && callsUnderway === 0) {
+      if (handOn && options.role && imported && sbrk && callsUnderway === 0) {
         const written = sbrk(0);
         codecMemoryPool.give(options.role, memory, written > 0 && written <= memory.buffer.byteLength ? written : memory.buffer.byteLength);
       }

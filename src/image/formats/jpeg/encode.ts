@@ -52,6 +52,7 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
   const { width, height } = source;
   let wasm: WasmInstance<Libjpeg> | null = null;
   let encoder = 0;
+  let gaveUpPacking = false;
   try {
     if (source.model !== 'rgba') throw new Error(`jpeg: cannot encode ${source.model} bands`);
     wasm = await openLibjpeg('jpeg-encoder', { jpegWriteOutput: (chunk: Uint8Array) => output.write(chunk) });
@@ -94,10 +95,16 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
       stats.libjpegPeakBytes = lib._encoder_memory_peak(encoder);
       stats.wasmBytes = wasm.usedBytes();
     }
+  } catch (error) {
+    // The memory grew for packed coefficients that did not fit: the run is done again with the
+    // standard tables, whose instance would take it from the pool and hold it all, uncounted
+    // (lentExcessBytes), so that other conversions wait for memory until the end of the run.
+    if (error instanceof PackedAllowanceExceeded) gaveUpPacking = true;
+    throw error;
   } finally {
     source.close();
     if (encoder) wasm?.instance._encoder_destroy(encoder);
-    wasm?.release();
+    wasm?.release(!gaveUpPacking);
   }
 }
 
