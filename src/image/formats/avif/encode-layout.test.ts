@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { AVIF_MAX_TILE_SIDE, planAvifLayout } from './encode-layout';
 
 describe('AVIF tile layout', () => {
-  it('cuts photos into the fewest tiles of at most 384 px, each a multiple of 8', () => {
-    expect(planAvifLayout(4000, 3000)).toEqual({ columns: 11, rows: 8, tileWidth: 368, tileHeight: 376 });
-    expect(planAvifLayout(6000, 4000)).toEqual({ columns: 16, rows: 11, tileWidth: 376, tileHeight: 368 });
-    expect(planAvifLayout(1600, 1200)).toEqual({ columns: 5, rows: 4, tileWidth: 320, tileHeight: 304 });
+  it('cuts photos into the fewest tiles of at most 400 px, each a multiple of 8', () => {
+    expect(planAvifLayout(4000, 3000)).toEqual({ columns: 10, rows: 8, tileWidth: 400, tileHeight: 376 });
+    expect(planAvifLayout(6000, 4000)).toEqual({ columns: 15, rows: 10, tileWidth: 400, tileHeight: 400 });
+    expect(planAvifLayout(1600, 1200)).toEqual({ columns: 4, rows: 3, tileWidth: 400, tileHeight: 400 });
   });
 
   it('keeps results no larger than one tile as one item', () => {
@@ -15,7 +15,7 @@ describe('AVIF tile layout', () => {
   });
 
   it('gives sides under 64 px one column or row of 64 px tiles (MIAF minimum)', () => {
-    expect(planAvifLayout(40, 12000)).toEqual({ columns: 1, rows: 32, tileWidth: 64, tileHeight: 376 });
+    expect(planAvifLayout(40, 12000)).toEqual({ columns: 1, rows: 30, tileWidth: 64, tileHeight: 400 });
   });
 
   it('covers the even canvas with equal even tiles, the last row and column overlapping it (HEIF, MIAF)', () => {
