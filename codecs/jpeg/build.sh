@@ -60,7 +60,7 @@ JPEG_EXPORTS=(
   _malloc _free _codec_set_yielding _decoder_start_entry _encoder_finish_entry
   _decoder_create _decoder_read_header _decoder_header _decoder_start _decoder_read _decoder_band
   _decoder_message _decoder_memory_peak _decoder_destroy
-  _encoder_create _encoder_start _encoder_band _encoder_write _encoder_finish _encoder_message _encoder_memory_peak _encoder_destroy
+  _encoder_create _encoder_start _encoder_start_placed _encoder_band _encoder_write _encoder_place _encoder_finish _encoder_message _encoder_memory_peak _encoder_destroy
 )
 
 # fetch_simde: leaves SIMDe's headers in $work/src/$SIMDE_PACKAGE-$SIMDE_VERSION/usr/include.

@@ -147,7 +147,8 @@ function entropyPassBytes(decoded: Dimensions, resized: Dimensions): number {
 /** What the encoder is told about its result. */
 export function encodeFacts(plan: ProcessingPlan) {
   const { output, quality, grey, lowMemory, maxResultBytes, packedEncodeBytes } = plan;
-  return { output, quality, alpha: plan.alpha && !plan.flatten, grey, lowMemory, maxResultBytes, packedBytes: packedEncodeBytes };
+  const orientation = plan.orientInEncoder ? plan.orientation : 1;
+  return { output, quality, alpha: plan.alpha && !plan.flatten, grey, lowMemory, maxResultBytes, packedBytes: packedEncodeBytes, orientation };
 }
 
 /** A decoder that holds little while rows stream (baseline JPEG, lossy WebP) next to one holding the image. */

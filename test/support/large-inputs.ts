@@ -29,6 +29,8 @@ const MAKERS: Record<string, () => Promise<Uint8Array>> = {
   'jpeg-24mp-progressive.jpg': async () => sharp(await photo('photo-24mp.jpg')).jpeg({ quality: 90, progressive: true }).toBuffer(),
   'jpeg-48mp-progressive.jpg': async () => (await mosaic48()).jpeg({ quality: 90, progressive: true }).toBuffer(),
   'jpeg-48mp.jpg': async () => (await mosaic48()).jpeg({ quality: 90 }).toBuffer(),
+  // A portrait camera photo: stored 8000x6000, EXIF Orientation 8 (rotate 90 degrees counter-clockwise to view).
+  'jpeg-48mp-rotated.jpg': async () => (await mosaic48()).withMetadata({ orientation: 8 }).jpeg({ quality: 90 }).toBuffer(),
   'webp-12mp.webp': () => photo('photo-12mp.webp'),
   'webp-24mp.webp': async () => sharp(await photo('photo-24mp.jpg')).webp({ quality: 90 }).toBuffer(),
   // The 24 MP photo upscaled to 8000x6000 (48 MP), as sharp's WebP at its default quality.

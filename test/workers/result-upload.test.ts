@@ -4,7 +4,8 @@ import { createApp } from '../../src/app';
 import { readSettings } from '../../src/config';
 import { processImage } from '../../src/image/pipeline';
 import { RESULT_PART_BYTES, ResultUpload } from '../../src/storage/result-upload';
-import { corpus, decodeJpeg, referenceJpegEncode, sameBytes } from '../support/image-testing';
+import { readDimensions } from '../support/formats';
+import { corpus, decodeJpeg, largeInput, referenceJpegEncode, sameBytes } from '../support/image-testing';
 import { noiseRows, storedPng } from '../support/stored-png';
 import { apiClient, createTestUser, download, json, usedToday } from './helpers';
 
@@ -209,6 +210,23 @@ describe('memory of a streamed result', () => {
     expect(peak).toBeLessThanOrEqual(planned);
     expect(planned).toBeLessThanOrEqual(64 * MiB);
   });
+
+  // A portrait camera photo at 48 MP: the JPEG encoder places the rotated rows in YCbCr planes
+  // (72 MB; an RGB frame of them would be 144 MB, and was refused above about 28 MP).
+  it('48 MP EXIF-rotated JPEG (Orientation 8) -> JPEG at full size, within its prediction and the budget', async () => {
+    const photo = await largeInput('jpeg-48mp-rotated.jpg');
+    const response = await convertWithDiagnostics(photo, { format: 'jpg' });
+    expect(response.status).toBe(200);
+    const { data } = await json(response);
+    expect([data.width, data.height]).toEqual([6000, 8000]);
+    const downloaded = new Uint8Array(await (await download(data.download_url)).arrayBuffer());
+    expect(readDimensions('jpeg', downloaded)).toEqual({ width: 6000, height: 8000 });
+    const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
+    const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
+    console.log(`48 MP rotated -> jpg: peak ${(peak / MiB).toFixed(1)} MiB of ${(planned / MiB).toFixed(1)} planned`);
+    expect(peak).toBeLessThanOrEqual(planned);
+    expect(planned).toBeLessThanOrEqual(PRO.memoryBudgetBytes);
+  }, 120_000);
 
   // The 12 MP photo to every format, stored through R2: what the run held (X-Pipeline-Peak-Bytes)
   // never passes its prediction, and the prediction is below the in-memory result's.

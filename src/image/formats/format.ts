@@ -46,6 +46,8 @@ export interface EncodeFacts {
   maxResultBytes?: number;
   /** The encoder's normal mode with its whole-image buffer packed, its values within this many bytes (EncodeOptions.packedBytes). */
   packedBytes?: number;
+  /** EXIF orientation the encoder applies itself (1 unless it `placesOrientation`). */
+  orientation: number;
 }
 
 /** One row of the registry (imgproxy's table of image types): what the pipeline knows of a format. */

@@ -4,7 +4,8 @@ import type { ResultSink } from '../../result-sink';
 import { copyPixels } from '../../run-context';
 import { PackedAllowanceExceeded, type EncodeOptions, type RowEncoder, type RowSource } from '../../stages/rows';
 import { cString, openLibjpeg, OUT_OF_MEMORY, outOfMemory, statusError, type Libjpeg } from './libjpeg';
-import { encoderLibjpegBytes, JPEG_BAND_ROWS, JPEG_FINISH_DRAIN_BYTES, jpegResultBytes } from './memory';
+import { orientRows } from '../../stages/orient';
+import { encoderLibjpegBytes, JPEG_BAND_ROWS, JPEG_FINISH_DRAIN_BYTES, jpegEncoderPlaces, jpegResultBytes } from './memory';
 
 /**
  * JPEG encoding in bands on our build of libjpeg-turbo: bands go into the instance as they come and
@@ -25,6 +26,12 @@ export interface JpegEncodeOptions {
   maxBytes?: number;
   /** With optimised tables: the coefficients packed, their values within this many bytes (EncodeOptions.packedBytes). */
   packedBytes?: number;
+  /**
+   * EXIF orientation to apply (default 1): 2 mirrors each band; 3-8 are placed by the encoder
+   * (codecs/jpeg/encoder.c, placed mode: 1.5 bytes a pixel instead of an RGB frame's 3), and the
+   * file is the one the rows as a viewer sees them would give.
+   */
+  orientation?: number;
 }
 
 /** Measurements of the last encode, for tests and the benchmark. */
@@ -48,8 +55,12 @@ export async function encodeJpeg(source: RowSource, options: JpegEncodeOptions, 
  * encodeJpeg into `output`: the file goes out band by band (standard tables), or all at the end
  * (optimised tables, which need every coefficient first).
  */
-export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, output: ResultSink, stats?: JpegEncodeStats): Promise<void> {
+export async function writeJpeg(stored: RowSource, options: JpegEncodeOptions, output: ResultSink, stats?: JpegEncodeStats): Promise<void> {
+  const orientation = options.orientation ?? 1;
+  const placed = jpegEncoderPlaces(orientation);
+  const source = orientation === 2 ? orientRows(stored, 2) : stored;
   const { width, height } = source;
+  const [outWidth, outHeight] = orientation >= 5 ? [height, width] : [width, height];
   let wasm: WasmInstance<Libjpeg> | null = null;
   let encoder = 0;
   let gaveUpPacking = false;
@@ -59,7 +70,7 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
     const lib = wasm.instance;
     const components = source.grey ? 1 : 3;
     const packed = options.optimizeHuffman ? options.packedBytes : undefined;
-    encoder = lib._encoder_create(encoderLibjpegBytes(width, height, components, options.optimizeHuffman, packed));
+    encoder = lib._encoder_create(encoderLibjpegBytes(outWidth, outHeight, components, options.optimizeHuffman, packed));
     if (!encoder) throw outOfMemory('libjpeg encoder_create');
     const check = (status: number, what: string) => {
       if (status >= 0) return;
@@ -68,20 +79,26 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
       if (status === OUT_OF_MEMORY && packed !== undefined && output.length === 0) throw new PackedAllowanceExceeded(`libjpeg ${what}: ${message}`);
       throw statusError(status, message, what);
     };
-    check(lib._encoder_start(encoder, width, height, options.quality, components, options.optimizeHuffman ? 1 : 0, JPEG_BAND_ROWS), 'start');
+    const optimize = options.optimizeHuffman ? 1 : 0;
+    check(
+      placed
+        ? lib._encoder_start_placed(encoder, width, height, options.quality, components, optimize, JPEG_BAND_ROWS, orientation)
+        : lib._encoder_start(encoder, width, height, options.quality, components, optimize, JPEG_BAND_ROWS),
+      'start',
+    );
     let written = 0;
     for (let band = await source.read(); band; band = await source.read()) {
       if (band.y !== written) throw new Error(`jpeg: band at row ${band.y}, expected ${written}`);
       for (let r = 0; r < band.rows; r += JPEG_BAND_ROWS) {
         const rows = Math.min(JPEG_BAND_ROWS, band.rows - r);
         copyPixels(() => lib.HEAPU8.set(band.data.subarray(r * width * 4, (r + rows) * width * 4), lib._encoder_band(encoder)));
-        check(lib._encoder_write(encoder, rows), 'write');
+        check(placed ? lib._encoder_place(encoder, rows) : lib._encoder_write(encoder, rows), 'write');
       }
       written += band.rows;
       await output.drain();
     }
     if (written !== height) throw new Error(`jpeg: the source ended after ${written} of ${height} rows`);
-    // With optimised tables, the whole image is entropy-coded here; other runs can go on meanwhile,
+    // With optimised tables or placed rows, the whole image is entropy-coded here; other runs can go on meanwhile,
     // and the sink is drained as the file comes out, not held whole (memory.ts, jpegFinishBurstBytes).
     let drainedAt = output.length;
     wasm.atYield = () => {
@@ -117,14 +134,10 @@ export async function writeJpeg(source: RowSource, options: JpegEncodeOptions, o
 export const JPEG_OPTIMIZE_MAX_PIXELS = 12_600_000;
 
 export const jpegEncoder: RowEncoder = {
-  placesOrientation: false,
+  placesOrientation: true,
   encode(source: RowSource, { quality, orientation, lowMemory, packedBytes }: EncodeOptions, sink: ResultSink): Promise<void> {
-    if (orientation !== 1) {
-      source.close();
-      return Promise.reject(new Error(`jpeg: the encoder does not place orientation ${orientation}`));
-    }
     const optimizeHuffman = lowMemory === undefined ? source.width * source.height <= JPEG_OPTIMIZE_MAX_PIXELS : !lowMemory;
-    return writeJpeg(source, { quality, optimizeHuffman, packedBytes }, sink);
+    return writeJpeg(source, { quality, optimizeHuffman, packedBytes, orientation }, sink);
   },
 };
 

@@ -4,7 +4,7 @@ import { defineFormat } from '../format';
 import { openJpegDecode, JPEG_SHRINK_FACTORS } from './decode';
 import { jpegEncoder } from './encode';
 import { readJpegHeader, verifyJpegStructure } from './header';
-import { jpegDecodeWasmBytes, jpegEncodeWasmBytes, jpegFinishBurstBytes, jpegResultBytes, packedValuesBound } from './memory';
+import { jpegDecodeWasmBytes, jpegEncodeWasmBytes, jpegEncoderPlaces, jpegFinishBurstBytes, jpegResultBytes, packedValuesBound } from './memory';
 import { stripJpeg } from './strip';
 
 export const jpeg = defineFormat({
@@ -37,9 +37,14 @@ export const jpeg = defineFormat({
   // Optimised Huffman tables (sharp's bytes exactly) need the coefficients of the whole image,
   // 3 bytes a pixel, and write the file at the end, drained as it comes; the low-memory mode writes
   // libjpeg's standard tables from about 1 MiB, a band's worth of file at a time.
-  encodeCost: ({ output, quality, grey, lowMemory, packedBytes }) => ({
-    streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory, packedBytes),
-    burstBytes: lowMemory ? jpegResultBytes(output.width * BAND_ROWS_MAX, quality) : jpegFinishBurstBytes(output.width, output.height, quality, grey),
+  // An orientation the encoder places (3-8) holds the result's YCbCr planes and writes the whole
+  // file at the end, drained as it comes, whatever the tables.
+  encodeCost: ({ output, quality, grey, lowMemory, packedBytes, orientation }) => ({
+    streaming: jpegEncodeWasmBytes(output.width, output.height, grey ? 1 : 3, !lowMemory, packedBytes, orientation),
+    burstBytes:
+      lowMemory && !jpegEncoderPlaces(orientation)
+        ? jpegResultBytes(output.width * BAND_ROWS_MAX, quality)
+        : jpegFinishBurstBytes(output.width, output.height, quality, grey),
   }),
   resultBound: ({ output, quality }) => jpegResultBytes(output.width * output.height, quality),
 });

@@ -25,8 +25,10 @@ export interface Libjpeg {
   _decoder_destroy(decoder: number): void;
   _encoder_create(memoryLimit: number): number;
   _encoder_start(encoder: number, width: number, height: number, quality: number, components: number, optimize: number, bandRows: number): number;
+  _encoder_start_placed(encoder: number, width: number, height: number, quality: number, components: number, optimize: number, bandRows: number, orientation: number): number;
   _encoder_band(encoder: number): number;
   _encoder_write(encoder: number, rows: number): number;
+  _encoder_place(encoder: number, rows: number): number;
   _encoder_finish(encoder: number): number;
   _encoder_finish_entry(): number;
   _encoder_message(encoder: number): number;

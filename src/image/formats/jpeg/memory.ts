@@ -176,9 +176,28 @@ export function jpegDecodeWasmBytes(frame: JpegFrame, shrink: number, packedValu
   return wasmBytes(libjpeg + fragmentation + bands + C_SIDE_FIXED);
 }
 
-/** WebAssembly memory of an encode: an upper bound. */
-export function jpegEncodeWasmBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean, packedValueBytes?: number): number {
-  return wasmBytes(encoderLibjpegBytes(width, height, components, optimizeHuffman, packedValueBytes) + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
+/**
+ * WebAssembly memory of an encode of a `width` x `height` result: an upper bound. An orientation
+ * that reverses or transposes the stored rows (3-8) is placed by the encoder (codecs/jpeg/encoder.c,
+ * placed mode): it holds the result as YCbCr planes, 1.5 bytes a pixel (1 for grey), and its band
+ * and pending row are stored rows (the result's height long for 5-8).
+ */
+export function jpegEncodeWasmBytes(width: number, height: number, components: 1 | 3, optimizeHuffman: boolean, packedValueBytes?: number, orientation = 1): number {
+  const libjpeg = encoderLibjpegBytes(width, height, components, optimizeHuffman, packedValueBytes);
+  if (!jpegEncoderPlaces(orientation)) return wasmBytes(libjpeg + JPEG_BAND_ROWS * width * 4 + C_SIDE_FIXED);
+  const storedWidth = orientation >= 5 ? height : width;
+  return wasmBytes(libjpeg + placedPlaneBytes(width, height, components) + (JPEG_BAND_ROWS + 1) * storedWidth * 4 + C_SIDE_FIXED);
+}
+
+/** Orientations the encoder places in its planes (2 mirrors each band as it comes: encode.ts). */
+export const jpegEncoderPlaces = (orientation: number) => orientation >= 3;
+
+/** The placed mode's planes: each component's blocks across, in whole iMCU rows (encoder_start_placed). */
+function placedPlaneBytes(width: number, height: number, components: 1 | 3): number {
+  const sampling = components === 1 ? [{ h: 1, v: 1 }] : [{ h: 2, v: 2 }, { h: 1, v: 1 }, { h: 1, v: 1 }];
+  const maxV = Math.max(...sampling.map((s) => s.v));
+  const imcuRows = ceilDiv(height, maxV * DCT_SIZE);
+  return componentLayout(width, height, sampling, 1).reduce((sum, c) => sum + c.widthInBlocks * DCT_SIZE * imcuRows * c.v * DCT_SIZE, 0);
 }
 
 /**
