@@ -16,7 +16,7 @@ WEBP_DEBIAN_SHA256=69cdba4dfe2e1b34d55fa80c1b29c31cacd40dd183812d6bcca7e508a2f7a
 WEBP_CFLAGS=(-O3 -msimd128 -msse2 -msse4.1 -DNDEBUG)
 
 WEBP_ENTRY_POINTS=(codecs/common/yield.h codecs/common/yield.c codecs/webp/codec.h codecs/webp/memory.c codecs/webp/lossless_rows.h codecs/webp/lossless_rows.c
-  codecs/webp/decoder.c codecs/webp/encoder.c)
+  codecs/webp/alpha.h codecs/webp/alpha.c codecs/webp/decoder.c codecs/webp/encoder.c)
 
 WEBP_EXPORTS=(
   _codec_memory_set_limit _codec_memory_used _codec_memory_peak _codec_set_yielding _encoder_encode_entry
@@ -53,7 +53,7 @@ build_webp() {
       *) sources+=("$file") ;;
     esac
   done
-  sources+=("$here/common/yield.c" "$here/webp/memory.c" "$here/webp/lossless_rows.c" "$here/webp/decoder.c" "$here/webp/encoder.c")
+  sources+=("$here/common/yield.c" "$here/webp/memory.c" "$here/webp/lossless_rows.c" "$here/webp/alpha.c" "$here/webp/decoder.c" "$here/webp/encoder.c")
 
   # One object per file (named after its folder too: dec/ and enc/ have no common names, but the
   # objects stay unique whatever the folders hold), two compilers at a time.

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "alpha.h"
 #include "codec.h"
 #include "src/utils/utils.h"
 #include "yield.h"
@@ -157,13 +158,77 @@ static int write_output(const uint8_t *data, size_t size, const WebPPicture *pic
   return size == 0 || js_write_output(data, size);
 }
 
+/* The compact alpha mode's ALPH data, written by write_with_alpha in front of libwebp's VP8 chunk. */
+static uint8_t *compact_alpha;
+static size_t compact_alpha_size;
+static int riff_rewritten;
+
+static void put_le(uint8_t *at, uint32_t value, int bytes) {
+  for (int i = 0; i < bytes; i++) at[i] = (uint8_t)(value >> (8 * i));
+}
+
+/*
+ * libwebp writes an opaque picture as RIFF, then its VP8 chunk. The RIFF header (its first write,
+ * 12 bytes) becomes the extended format's: RIFF with the added size, VP8X with the alpha flag, and
+ * the ALPH chunk; the VP8 chunk follows as libwebp writes it (the container layout libwebp's own
+ * alpha path gives).
+ */
+static int write_with_alpha(const uint8_t *data, size_t size, const WebPPicture *picture) {
+  if (riff_rewritten || size == 0) return write_output(data, size, picture);
+  if (size != 12 || memcmp(data, "RIFF", 4) != 0 || memcmp(data + 8, "WEBP", 4) != 0) return 0;
+  riff_rewritten = 1;
+  const uint32_t riff_size = (uint32_t)data[4] | (uint32_t)data[5] << 8 | (uint32_t)data[6] << 16 | (uint32_t)data[7] << 24;
+  const size_t alph_chunk = 8 + compact_alpha_size + (compact_alpha_size & 1);
+  uint8_t header[12 + 18 + 8];
+  memcpy(header, "RIFF", 4);
+  put_le(header + 4, (uint32_t)(riff_size + 18 + alph_chunk), 4);
+  memcpy(header + 8, "WEBPVP8X", 8);
+  put_le(header + 16, 10, 4);
+  header[20] = 0x10; /* alpha */
+  put_le(header + 21, 0, 3);
+  put_le(header + 24, (uint32_t)(picture->width - 1), 3);
+  put_le(header + 27, (uint32_t)(picture->height - 1), 3);
+  memcpy(header + 30, "ALPH", 4);
+  put_le(header + 34, (uint32_t)compact_alpha_size, 4);
+  static const uint8_t pad = 0;
+  return js_write_output(header, sizeof header) && js_write_output(compact_alpha, compact_alpha_size) &&
+         (!(compact_alpha_size & 1) || js_write_output(&pad, 1));
+}
+
+/*
+ * The compact alpha mode: the picture's VP8 data from libwebp as an opaque picture (after libwebp's
+ * clean-up of fully transparent blocks, which it would make for a picture with alpha), and an ALPH
+ * chunk from alpha.c. The picture is left as it was.
+ */
+static int encode_with_compact_alpha(WebPConfig *config, WebPPicture *picture) {
+  if (!config->exact) WebPCleanupTransparentArea(picture);
+  if (!alpha_encode_compact(picture->a, picture->a_stride, picture->width, picture->height, &compact_alpha, &compact_alpha_size)) {
+    picture->error_code = VP8_ENC_ERROR_OUT_OF_MEMORY;
+    return 0;
+  }
+  uint8_t *const a = picture->a;
+  const int a_stride = picture->a_stride;
+  picture->a = NULL;
+  picture->a_stride = 0;
+  picture->colorspace = WEBP_YUV420;
+  picture->writer = write_with_alpha;
+  riff_rewritten = 0;
+  const int ok = WebPEncode(config, picture);
+  picture->a = a;
+  picture->a_stride = a_stride;
+  picture->colorspace = WEBP_YUV420A;
+  WebPSafeFree(compact_alpha);
+  compact_alpha = NULL;
+  return ok;
+}
+
 /*
  * Encodes the picture with WebPConfigInit's settings, `quality` (1-100), `method` (0-6),
- * `low_memory` and `alpha_compression` (1: lossless, WebPConfigInit's; 0: the plane as it is), as
- * cwebp, sharp and jSquash do with the same values. An alpha plane that came out fully opaque is
- * left out, as a whole import would have done. The picture stays as it was imported (libwebp's
- * clean-up of fully transparent blocks is idempotent), so after CODEC_OUT_OF_MEMORY it can be
- * encoded again with settings that need less memory.
+ * `low_memory` and `alpha_compression` (1: lossless, WebPConfigInit's; 2: compact, alpha.c; 0: the
+ * plane as it is), as cwebp, sharp and jSquash do with the same values. An alpha plane that came
+ * out fully opaque is left out, as a whole import would have done. The picture stays as it was
+ * imported (libwebp's clean-up of fully transparent blocks is idempotent), so after
+ * CODEC_OUT_OF_MEMORY it can be encoded again with settings that need less memory.
  */
 int encoder_encode(struct encoder *e, int quality, int method, int low_memory, int alpha_compression) {
   WebPPicture *const picture = &e->picture;
@@ -173,7 +238,7 @@ int encoder_encode(struct encoder *e, int quality, int method, int low_memory, i
   config.quality = (float)quality;
   config.method = method;
   config.low_memory = low_memory;
-  config.alpha_compression = alpha_compression;
+  config.alpha_compression = alpha_compression == 1;
   if (!WebPValidateConfig(&config)) return fail(e, CODEC_MISUSE);
   if (picture->a != NULL && !WebPPictureHasTransparency(picture)) {
     picture->a = NULL;
@@ -188,7 +253,8 @@ int encoder_encode(struct encoder *e, int quality, int method, int low_memory, i
   picture->custom_ptr = e;
   macroblocks_done = 0;
   codec_memory_clear_failure();
-  if (WebPEncode(&config, picture)) return CODEC_OK;
+  const int compact = alpha_compression == 2 && picture->a != NULL;
+  if (compact ? encode_with_compact_alpha(&config, picture) : WebPEncode(&config, picture)) return CODEC_OK;
   const int status = status_of_encoding(picture->error_code);
   /* Running out of memory leaves the picture usable: the caller may try again with less demanding settings. */
   return status == CODEC_OUT_OF_MEMORY || status == CODEC_OVER_LIMIT ? status : fail(e, status);

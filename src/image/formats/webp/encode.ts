@@ -63,7 +63,7 @@ function rowsToPlace(orientation: number, storedHeight: number, y: number, rows:
  * is height x width for 5-8) and closes the source. `stats`, if given, receives what the encode used.
  */
 export async function encodeWebp(source: RowSource, options: EncodeOptions, stats?: WebpEncodeStats): Promise<Uint8Array> {
-  const output = new ResultBuffer(options.maxBytes ?? webpResultBytes(source.width * source.height));
+  const output = new ResultBuffer(options.maxBytes ?? webpResultBytes(source.width * source.height, source.alpha));
   await writeWebp(source, options, output, stats);
   return output.bytes();
 }
@@ -122,7 +122,8 @@ export async function writeWebp(source: RowSource, options: EncodeOptions, outpu
     let fallbacks = 0;
     for (;;) {
       // libwebp encodes the picture in one call; it yields at its progress reports (codecs/webp/encoder.c).
-      const flags = [settings.method, settings.lowMemory ? 1 : 0, settings.alphaCompression ? 1 : 0];
+      // Alpha: 1 libwebp's lossless encoder, 2 the compact one (codecs/webp/alpha.c).
+      const flags = [settings.method, settings.lowMemory ? 1 : 0, settings.alphaCompression ? 1 : 2];
       const status = await instance.callYielding(lib._encoder_encode_entry(), encoder, quality, ...flags);
       if (status !== OUT_OF_MEMORY && status !== OVER_LIMIT) {
         check(status, 'encode');
@@ -131,7 +132,7 @@ export async function writeWebp(source: RowSource, options: EncodeOptions, outpu
       // A retry writes the file from its start: only possible while none of it has gone out.
       const fallback: WebpEncoderSettings | null = output.length === 0 ? webpEncoderFallback(settings) : null;
       // Past its limit with nothing left to try, libwebp's bit writers had no room for more VP8 data.
-      if (!fallback && status === OVER_LIMIT) throw resultTooLarge(options.maxBytes ?? webpResultBytes(width * height));
+      if (!fallback && status === OVER_LIMIT) throw resultTooLarge(options.maxBytes ?? webpResultBytes(width * height, alpha));
       if (!fallback) check(status, 'encode');
       settings = fallback!;
       fallbacks++;

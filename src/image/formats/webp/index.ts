@@ -50,5 +50,5 @@ export const webp = defineFormat({
 });
 
 function webpResultBound({ output, alpha, quality, maxResultBytes = Infinity }: EncodeFacts): number {
-  return Math.min(webpResultBytes(output.width * output.height), webpEncodedBytesMax(output.width, output.height, alpha, quality), maxResultBytes);
+  return Math.min(webpResultBytes(output.width * output.height, alpha), webpEncodedBytesMax(output.width, output.height, alpha, quality), maxResultBytes);
 }

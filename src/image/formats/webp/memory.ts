@@ -78,7 +78,11 @@ export interface WebpEncoderSettings {
   method: number;
   /** libwebp's low_memory: no token buffer (1.3-1.6x slower), for pictures too large for one. */
   lowMemory: boolean;
-  /** Lossless ALPH (libwebp's default), or the plane stored as it is when the lossless encoder would not fit. */
+  /**
+   * Lossless ALPH by libwebp (its default), or where its lossless encoder would not fit, our compact
+   * one (codecs/webp/alpha.c: a lossless stream of runs and copies from above, made in two passes
+   * that hold nothing per pixel; the plane as it is where that is no smaller).
+   */
   alphaCompression: boolean;
 }
 
@@ -93,7 +97,7 @@ const TOKEN_BUFFER_MAX = 30 * MiB;
 /**
  * libwebp compresses an alpha plane with its lossless encoder, which takes 24-27 bytes a pixel of
  * the plane (measured on masks at 1 and 4 MP; ARGB copies, hash chain, backward references);
- * above this size the plane is stored as it is (1 byte a pixel in the file).
+ * above this size our compact encoder makes the ALPH chunk (at most the plane: 1 byte a pixel).
  */
 const ALPHA_LOSSLESS_MAX_PIXELS = 1_600_000;
 const ALPHA_LOSSLESS_BYTES_PER_PIXEL = 28;
@@ -195,8 +199,10 @@ export function webpEncoderLimitBytes(width: number, height: number, alpha: bool
   const tokenWork = settings.lowMemory ? 0 : Math.min(TOKEN_BUFFER_MAX, 22 * output);
   let work = Math.max(lowMemoryWork, tokenWork);
   if (alpha) {
-    // The ALPH chunk (at most the plane) is kept while the VP8 data is made.
-    const alphaPhase = settings.alphaCompression ? ALPHA_LOSSLESS_BYTES_PER_PIXEL * pixels : 2 * pixels;
+    // The plane is encoded after the encoder's state is made (webp_enc.c: VP8EncStartAlpha), and
+    // the ALPH chunk (at most the plane) is kept while the VP8 data is made. The compact encoder
+    // holds only its chunk.
+    const alphaPhase = encoderStateBytes(width, height) + (settings.alphaCompression ? ALPHA_LOSSLESS_BYTES_PER_PIXEL * pixels : pixels + 4096);
     work = Math.max(alphaPhase, pixels + work);
   }
   return FIXED + picture + Math.max(bandImportBytes(width, height, alpha), work);
@@ -225,7 +231,10 @@ export function webpEncoderWasmBytes(width: number, height: number, alpha: boole
   return wasmBytes(webpEncoderLimitBytes(width, height, alpha, quality, lowMemory, vp8Bytes));
 }
 
-/** Most bytes a file can have: white noise (the least compressible picture) at any quality. */
-export function webpResultBytes(pixels: number): number {
-  return 1.15 * pixels + 256 * 1024;
+/**
+ * Most bytes a file can have: white noise (the least compressible picture) at any quality, and an
+ * alpha plane at most as it is (above ALPHA_LOSSLESS_MAX_PIXELS it is stored so: 1 byte a pixel).
+ */
+export function webpResultBytes(pixels: number, alpha = false): number {
+  return 1.15 * pixels + (alpha ? pixels : 0) + 256 * 1024;
 }
