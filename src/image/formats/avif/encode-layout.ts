@@ -28,17 +28,29 @@ export interface AvifLayout {
 export const AVIF_MAX_TILE_SIDE = 400;
 
 /**
+ * Most items with data a file may have (each tile, the grid, and their alpha twins): libheif's
+ * security limit on the `iloc` box, which sharp, libvips and other libheif readers apply (a 48 MP
+ * result in 400 px tiles had 301 and sharp refused it).
+ */
+export const AVIF_MAX_ITEMS = 256;
+
+/**
  * One item when the result is no larger than a tile (the output of today's whole-image encode);
  * otherwise a grid of the fewest tiles per axis no larger than `maxTileSide`, sized to cover the
- * grid's canvas (grid-writer.ts) with as little padding as possible.
+ * grid's canvas (grid-writer.ts) with as little padding as possible. Where that would be more
+ * tiles than AVIF_MAX_ITEMS allows (above about 38 MP, or 19 MP with alpha, whose tiles are
+ * twinned), the tiles grow by 8 px steps until it is not.
  */
-export function planAvifLayout(width: number, height: number, maxTileSide = AVIF_MAX_TILE_SIDE): AvifLayout {
+export function planAvifLayout(width: number, height: number, alpha = false, maxTileSide = AVIF_MAX_TILE_SIDE): AvifLayout {
   if (maxTileSide < MIN_GRID_SIDE || maxTileSide % 8 !== 0) throw new Error(`AVIF tiles of at most ${maxTileSide} px: must be a multiple of 8, at least ${MIN_GRID_SIDE}`);
   if (width * height <= maxTileSide * maxTileSide) return { columns: 1, rows: 1, tileWidth: width, tileHeight: height };
   const canvas = gridCanvasSize(width, height);
-  const [columns, tileWidth] = split(canvas.width, maxTileSide);
-  const [rows, tileHeight] = split(canvas.height, maxTileSide);
-  return { columns, rows, tileWidth, tileHeight };
+  const maxTiles = alpha ? (AVIF_MAX_ITEMS - 2) / 2 : AVIF_MAX_ITEMS - 1;
+  for (let side = maxTileSide; ; side += 8) {
+    const [columns, tileWidth] = split(canvas.width, side);
+    const [rows, tileHeight] = split(canvas.height, side);
+    if (columns * rows <= maxTiles) return { columns, rows, tileWidth, tileHeight };
+  }
 }
 
 /**

@@ -26,7 +26,7 @@ export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileS
     async encode(source, { quality, orientation, maxBytes = Infinity }, sink) {
       try {
         if (orientation !== 1) throw new Error(`orientation ${orientation} reached an encoder that writes rows as they come`);
-        await encodeAvif(source, { quality, maxBytes }, planAvifLayout(source.width, source.height, maxTileSide), sink);
+        await encodeAvif(source, { quality, maxBytes }, planAvifLayout(source.width, source.height, source.alpha, maxTileSide), sink);
       } catch (error) {
         if (error instanceof AppError) throw error;
         throw new AppError('CONVERSION_FAILED', 'Encoding the result as AVIF failed.', error);

@@ -139,12 +139,14 @@ export function avifDecodeMemory(container: AvifContainer, regionWidth: number, 
 
 /**
  * The encoder instance's WebAssembly memory. It starts at 16 MiB and no tile of at most 512 x 512
- * (alpha included) grew it. A single item (at most 512 x 512 pixels) grows with its longer side:
- * 4096 x 64 took 19.25 MiB, 8000 x 32 23.1 MiB, 12000 x 21 27.75 MiB.
+ * (alpha included) grew it; larger tiles (only where AVIF_MAX_ITEMS makes the grid's tiles grow)
+ * grew it with their area, at most by 24 MiB for 1024 x 1024 (640: 19.25 MiB, 768: 23.1). A single
+ * item (at most 512 x 512 pixels) grows with its longer side: 4096 x 64 took 19.25 MiB, 8000 x 32
+ * 23.1 MiB, 12000 x 21 27.75 MiB.
  */
-export function avifEncoderWasmBytes(width: number, height: number): number {
-  const { columns, rows } = planAvifLayout(width, height);
-  if (columns * rows > 1) return 16 * MiB;
+export function avifEncoderWasmBytes(width: number, height: number, alpha = false): number {
+  const { columns, rows, tileWidth, tileHeight } = planAvifLayout(width, height, alpha);
+  if (columns * rows > 1) return 16 * MiB + Math.max(0, tileWidth * tileHeight - 512 * 512) * ((24 * MiB) / (1024 * 1024 - 512 * 512));
   return Math.max(16 * MiB, 15 * MiB + 1126 * Math.max(width, height));
 }
 
@@ -153,7 +155,7 @@ export function avifEncoderWasmBytes(width: number, height: number): number {
  * the tile being encoded, and the encoder's file for that tile with the AV1 data cut from it.
  */
 export function avifEncoderBufferBytes(width: number, height: number, alpha: boolean, quality: number): number {
-  const { columns, tileWidth, tileHeight } = planAvifLayout(width, height);
+  const { columns, tileWidth, tileHeight } = planAvifLayout(width, height, alpha);
   return tileHeight * columns * tileWidth * 4 + tileWidth * tileHeight * 4 + 2 * avifEncodedBytes(tileWidth, tileHeight, alpha, quality);
 }
 
@@ -187,12 +189,12 @@ export function avifEncodedBytes(width: number, height: number, alpha: boolean, 
  * be written around them.
  */
 export function avifEncoderPeakBytes(width: number, height: number, alpha: boolean, quality: number, encodedBytes: number): number {
-  return avifEncoderWasmBytes(width, height) + avifEncoderBufferBytes(width, height, alpha, quality) + encodedBytes;
+  return avifEncoderWasmBytes(width, height, alpha) + avifEncoderBufferBytes(width, height, alpha, quality) + encodedBytes;
 }
 
 /** The file goes out a tile at a time after the boxes (grid-writer.ts): the largest of those pieces. */
 export function avifWriteBurstBytes(width: number, height: number, alpha: boolean, quality: number): number {
-  const { tileWidth, tileHeight } = planAvifLayout(width, height);
+  const { tileWidth, tileHeight } = planAvifLayout(width, height, alpha);
   return avifEncodedBytes(Math.min(width, tileWidth), Math.min(height, tileHeight), alpha, quality) + AVIF_BOXES_BYTES;
 }
 
