@@ -49,6 +49,11 @@ export interface MemoryPlan {
   stages: number;
   /** A whole frame between decoder and encoder (the oriented frame), 0 if none. */
   frame: number;
+  /**
+   * The frame is one strip of the result at a time (plan.ts withOrientStrips): the encoder, open
+   * from the first strip, is alive while the next ones are decoded.
+   */
+  frameInStrips?: boolean;
   /** The encoder with what its result sink holds (beside its main work, for one that has `finishing`). */
   encoder: { streaming: number; finishing?: number };
 }
@@ -58,7 +63,7 @@ export type Phase = 'decode' | 'stream' | 'encode';
 /** Bytes held at the fullest moment of each phase; the run's peak is the largest. */
 export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
   const { inputBytes, decoder, stages, frame, encoder } = plan;
-  const splitsRun = frame > 0;
+  const splitsRun = frame > 0 && !plan.frameInStrips;
   return {
     decode: inputBytes + decoder.open,
     // The encoder starts as soon as rows arrive, unless a frame has to be complete first.

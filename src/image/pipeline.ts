@@ -129,8 +129,52 @@ async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile |
     stages?.restartChain();
     return placedRows(pictureRows(picture, { model, alpha, grey }), { ...plan, cut }, stage);
   }
+  if (plan.orientStripRows) return stage('decode', await orientedStrips(plan, profile, meter));
   const cut = plan.smart ? await step('smart-crop', () => findSmartCut(plan, profile, meter)) : plan.cut;
   return placedRows(await resizedRows({ ...plan, cut }, profile, meter, stage), { ...plan, cut }, stage);
+}
+
+/**
+ * The result's rows a strip of plan.orientStripRows at a time (plan.ts withOrientStrips): the
+ * stored region each strip shows is decoded as a crop is, and turned in a frame of the strip.
+ */
+async function orientedStrips(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter): Promise<RowSource> {
+  const { orientation, stored, output } = plan;
+  const untimed: Stage = (_name, source) => source;
+  let next = 0;
+  let offset = 0;
+  const open = async (): Promise<RowSource> => {
+    const rows = Math.min(plan.orientStripRows!, output.height - next);
+    const region = storedRegion({ x: 0, y: next, width: output.width, height: rows }, orientation, stored);
+    const regionPlan = { ...plan, decode: { ...plan.decode, region }, decoded: { width: region.width, height: region.height } };
+    const strip = orientRows(await resizedRows(regionPlan, profile, meter, untimed), orientation);
+    offset = next;
+    next += rows;
+    return strip;
+  };
+  let strip: RowSource | null = await open();
+  const { model, alpha, grey } = strip;
+  return {
+    width: output.width,
+    height: output.height,
+    model,
+    alpha,
+    grey,
+    async read() {
+      while (strip) {
+        const band = await strip.read();
+        if (band) return { ...band, y: band.y + offset };
+        strip.close();
+        strip = next < output.height ? await open() : null;
+      }
+      return null;
+    },
+    heldBytes: () => strip?.heldBytes() ?? 0,
+    close: () => {
+      strip?.close();
+      strip = null;
+    },
+  };
 }
 
 type Stage = (name: string, source: RowSource) => RowSource;

@@ -42,6 +42,8 @@ export interface ProcessingPlan {
   smart: { strategy: 'entropy' | 'attention'; box: Dimensions } | null;
   /** The encoder writes rows where a viewer sees them itself (WebP), so no oriented frame is built. */
   orientInEncoder: boolean;
+  /** The oriented frame holds this many rows of the result at a time, each strip decoded on its own (withOrientStrips). */
+  orientStripRows?: number;
   outputFormat: ImageFormat;
   /** Size of the result as displayed. */
   output: Dimensions;
@@ -100,11 +102,48 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     if (plan.smart?.strategy === 'attention') stages += attentionCopyBytes(resize ?? decoded);
   }
   const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
+  const strips = reordersRows && plan.orientStripRows !== undefined;
   if (reordersRows) {
-    frame += orientedFrameChannels({ alpha: carriesAlpha, grey }) * pixelsOf(beforeOrientation);
+    const framePixels = strips ? plan.orientStripRows! * output.width : pixelsOf(beforeOrientation);
+    frame += orientedFrameChannels({ alpha: carriesAlpha, grey }) * framePixels;
     stages += band(output.width);
+    // A strip's stored region is decoded as a crop is (its band is at most the stored width).
+    if (strips) stages += band(plan.stored.width);
   }
-  return { inputBytes: plan.inputBytes, decoder, stages, frame, encoder };
+  return { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, encoder };
+}
+
+/**
+ * Least rows of a strip worth decoding again for (withOrientStrips): below it, the decodes of the
+ * whole file's entropy-coded data would take longer than the result is worth waiting for.
+ */
+const ORIENT_STRIP_MIN_ROWS = 256;
+
+/**
+ * Where an oriented frame (an EXIF orientation 3-8 for a PNG or AVIF result, which are written top
+ * to bottom) would take the run over the line (NORMAL_MODE_MAX_BYTES, else the budget), a full-size
+ * result of a JPEG is made a strip of rows at a time: each strip's stored columns (5-8) or rows
+ * (3-4) are decoded as a crop, turned and encoded before the next. libjpeg skips the inverse DCT
+ * of the columns a strip leaves out, not the entropy decoding, so each strip costs a pass over the
+ * file's coded data: as few strips as fit. (A portrait 24 MP photo to AVIF needed a 72 MB frame.)
+ */
+function withOrientStrips(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
+  const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
+  const whole = !plan.resize && !plan.cut && !plan.pad && !plan.smart && !plan.decode.region;
+  if (!reordersRows || !whole || plan.file.format.name !== 'jpg') return plan;
+  for (const line of [Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES), budgetBytes]) {
+    if (peakBytes(memoryPlan(plan)) <= line) return plan;
+    const fits = (rows: number) => peakBytes(memoryPlan({ ...plan, orientStripRows: rows })) <= line;
+    let [low, high] = [0, plan.output.height];
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (fits(middle)) low = middle;
+      else high = middle - 1;
+    }
+    const rows = Math.floor(low / 16) * 16;
+    if (rows >= ORIENT_STRIP_MIN_ROWS) return { ...plan, orientStripRows: rows };
+  }
+  return plan;
 }
 
 const band = (width: number) => BAND_ROWS_MAX * width * 4;
@@ -256,7 +295,8 @@ const ROOM_BESIDE_CAPPED_RUN = 8 * MB;
  * ROOM_BESIDE_CAPPED_RUN free where the caps can still reach their floors; a run that needs more
  * is planned within the whole budget, as before.
  */
-export function fitToBudget(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
+export function fitToBudget(unstriped: ProcessingPlan, budgetBytes: number): ProcessingPlan {
+  const plan = withOrientStrips(unstriped, budgetBytes);
   const roomyBudget = budgetBytes - ROOM_BESIDE_CAPPED_RUN;
   const decoderFitted = (budget: number) => chooseDecoderLowMemory(plan, budget);
   // The decoder's allowance is fitted first and takes what it can: where that leaves the result

@@ -25,6 +25,8 @@ const MAKERS: Record<string, () => Promise<Uint8Array>> = {
   // A portrait phone photo: stored landscape, EXIF Orientation 6 (rotate 90 degrees clockwise to view).
   'jpeg-12mp-rotated.jpg': async () => withOrientation(await photo('photo-12mp.jpg'), 6),
   'jpeg-24mp.jpg': () => photo('photo-24mp.jpg'),
+  // The same photo as a portrait camera shot (EXIF Orientation 6).
+  'jpeg-24mp-rotated.jpg': async () => withOrientation(await photo('photo-24mp.jpg'), 6),
   // Progressive (as web-optimised photos are): libjpeg holds every coefficient, 72 MB unpacked at 24 MP.
   'jpeg-24mp-progressive.jpg': async () => sharp(await photo('photo-24mp.jpg')).jpeg({ quality: 90, progressive: true }).toBuffer(),
   'jpeg-48mp-progressive.jpg': async () => (await mosaic48()).jpeg({ quality: 90, progressive: true }).toBuffer(),

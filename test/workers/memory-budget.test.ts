@@ -92,6 +92,20 @@ describe('JPEG results of EXIF-rotated photos: the encoder places the rows (code
   }, 60_000);
 });
 
+describe('PNG and AVIF results of EXIF-rotated JPEGs, a strip at a time (plan.ts withOrientStrips)', () => {
+  // An RGB frame of the turned 12 MP photo is 36 MB; beside the PNG's bound it passes the 64 MiB line.
+  it.each([8, 3])('orientation %i to PNG: the pixels of the turned photo exactly, within 64 MiB', async (orientation) => {
+    const input = withOrientation(await corpus('photos/photo-12mp.jpg'), orientation);
+    const result = await processImage(input, op({ kind: 'convert', format: 'png' }), DEFAULTS);
+    const expected = applyOrientation(await decodeJpeg(input), orientation);
+    const actual = await decodePng(result.bytes);
+    expect([actual.width, actual.height]).toEqual([expected.width, expected.height]);
+    expect(sameBytes(actual.data, expected.data)).toBe(true);
+    expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
+    expect(result.plannedPeakBytes).toBeLessThanOrEqual(64 * MiB);
+  }, 60_000);
+});
+
 describe('a WebP result capped to what the budget leaves (plan.ts fitResultToBudget)', () => {
   it('is the same file an uncapped run makes, from a run that holds at most the smaller budget', async () => {
     const input = await corpus('photos/photo-12mp.jpg');

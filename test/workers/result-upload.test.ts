@@ -228,6 +228,21 @@ describe('memory of a streamed result', () => {
     expect(planned).toBeLessThanOrEqual(PRO.memoryBudgetBytes);
   }, 120_000);
 
+  // A portrait 24 MP photo to AVIF needed a 72 MB frame of the turned photo and was refused; its
+  // strips are decoded one at a time (plan.ts withOrientStrips).
+  it('24 MP EXIF-rotated JPEG (Orientation 6) -> AVIF at full size, within its prediction and the budget', async () => {
+    const photo = await largeInput('jpeg-24mp-rotated.jpg');
+    const response = await convertWithDiagnostics(photo, { format: 'avif' });
+    expect(response.status).toBe(200);
+    const { data } = await json(response);
+    expect([data.width, data.height]).toEqual([4000, 6000]);
+    const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
+    const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
+    console.log(`24 MP rotated -> avif: peak ${(peak / MiB).toFixed(1)} MiB of ${(planned / MiB).toFixed(1)} planned`);
+    expect(peak).toBeLessThanOrEqual(planned);
+    expect(planned).toBeLessThanOrEqual(PRO.memoryBudgetBytes);
+  }, 120_000);
+
   // The 12 MP photo to every format, stored through R2: what the run held (X-Pipeline-Peak-Bytes)
   // never passes its prediction, and the prediction is below the in-memory result's.
   it.each(['png', 'jpg', 'webp', 'avif'])('12 MP JPEG -> %s holds at most its prediction', async (format) => {
