@@ -55,6 +55,8 @@ const MATRIX: Record<string, string[]> = {
   'avif-12mp.avif': ALL,
   'jpeg-24mp.jpg': ALL,
   'jpeg-24mp-progressive.jpg': ALL,
+  // Portrait camera photos (EXIF Orientation 6 and 8), whose results are turned.
+  'jpeg-24mp-rotated.jpg': ALL,
   'png-24mp.png': ALL,
   'webp-24mp.webp': ALL,
   'avif-24mp.avif': ALL,
@@ -64,6 +66,7 @@ const MATRIX: Record<string, string[]> = {
   'webp-48mp.webp': ALL,
   'jpeg-48mp.jpg': ALL,
   'jpeg-48mp-progressive.jpg': ALL,
+  'jpeg-48mp-rotated.jpg': ALL,
 };
 
 export function matrixCases(filter: (input: string) => boolean = () => true): MatrixCase[] {
