@@ -131,9 +131,13 @@ function withOrientStrips(plan: ProcessingPlan, budgetBytes: number): Processing
   const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
   const whole = !plan.resize && !plan.cut && !plan.pad && !plan.smart && !plan.decode.region;
   if (!reordersRows || !whole || plan.file.format.name !== 'jpg') return plan;
+  // The decoder's mode is chosen after this (chooseDecoderLowMemory): a progressive file's packed
+  // coefficients count here at the least fitDecoderToBudget allows them, half their worst case.
+  const packs = plan.file.lowMemoryDecodeBytes;
+  const peak = (p: ProcessingPlan) => Math.min(peakBytes(memoryPlan(p)), packs ? peakBytes(memoryPlan(withPackedBytes(p, packs() / 2))) : Infinity);
   for (const line of [Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES), budgetBytes]) {
-    if (peakBytes(memoryPlan(plan)) <= line) return plan;
-    const fits = (rows: number) => peakBytes(memoryPlan({ ...plan, orientStripRows: rows })) <= line;
+    if (peak(plan) <= line) return plan;
+    const fits = (rows: number) => peak({ ...plan, orientStripRows: rows }) <= line;
     let [low, high] = [0, plan.output.height];
     while (low < high) {
       const middle = Math.ceil((low + high) / 2);
