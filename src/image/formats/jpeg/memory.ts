@@ -72,8 +72,12 @@ function sampleRows(rows: number, samplesPerRow: number): number {
 
 /** libjpeg's whole-image coefficient buffer: every block of every component, 128 bytes each. */
 function coefficientBytes(parts: Component[]): number {
-  return parts.reduce((sum, c) => sum + roundUp(c.widthInBlocks, c.h) * roundUp(c.heightInBlocks, c.v) * BLOCK_BYTES, 0);
+  // jmemmgr.c also keeps a pointer to every row of blocks (a tall, narrow image's rows add up).
+  return parts.reduce((sum, c) => sum + roundUp(c.heightInBlocks, c.v) * (roundUp(c.widthInBlocks, c.h) * BLOCK_BYTES + BLOCK_ROW_POINTER_BYTES), 0);
 }
+
+/** A row pointer (4 bytes on wasm32) and its share of the pool's slop. */
+const BLOCK_ROW_POINTER_BYTES = 8;
 
 /** What codecs/jpeg/memory.c keeps unpacked of a packed coefficient buffer (STRIP_BYTES), at least 5 iMCU rows of each component. */
 const STRIP_BYTES = 4 * 2 ** 20;
