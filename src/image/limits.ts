@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { FORMATS } from './formats/index';
 import { largestFitting, MB, peakBytes, phasePeaks, pixelsOf } from './memory-plan';
-import { fitResultToBudget, memoryPlan, withInputPixels, withOutputPixels, type ProcessingPlan } from './plan';
+import { fitResultToBudget, fitToBudget, memoryPlan, withInputPixels, withOutputPixels, type ProcessingPlan } from './plan';
 import type { Dimensions } from './types';
 
 /**
@@ -46,15 +46,25 @@ export function assertFitsMemory(plan: ProcessingPlan, budgetBytes: number): voi
   if (peak <= budgetBytes) return;
   const needed = `needs about ${Math.ceil(peak / MB)} MB of memory, more than a Worker has for one image (${Math.floor(budgetBytes / MB)} MB)`;
   const detail = { phases: phasePeaks(memoryPlan(plan)), budgetBytes };
-  // A smaller result may fit once its bound is capped to what the budget leaves (PNG, WebP), as the run would plan it.
-  const fitsWithOutput = (pixels: number) => peakBytes(memoryPlan(fitResultToBudget(withOutputPixels(plan, pixels), budgetBytes))) <= budgetBytes;
+  // A smaller result is planned as the run would plan it: the decoder's and encoders' modes chosen
+  // again (a progressive file's packed coefficients) and its bound capped to what the budget leaves.
+  const refitted = (pixels: number) => {
+    const smaller = withOutputPixels(plan, pixels);
+    const unfitted = { ...smaller, decode: { ...smaller.decode, lowMemory: undefined }, lowMemory: false, packedEncodeBytes: undefined, maxResultBytes: undefined, orientStripRows: undefined };
+    return fitToBudget(unfitted, budgetBytes);
+  };
+  const fitsWithOutput = (pixels: number) => peakBytes(memoryPlan(refitted(pixels))) <= budgetBytes;
   if (fitsWithOutput(1)) {
     const { label } = FORMATS[plan.outputFormat];
-    const largest = largestFitting(fitsWithOutput, pixelsOf(plan.output));
+    // Sizes that fit need not be one range (shrink-on-load steps, an allowance at its floor that a
+    // few more macroblocks tip over): the size named, in tenths of a megapixel, is checked, and
+    // made smaller until it fits.
+    let tenths = Math.floor(largestFitting(fitsWithOutput, pixelsOf(plan.output)) / 1e5);
+    while (tenths > 1 && !fitsWithOutput(tenths * 1e5)) tenths--;
     throw new AppError(
       'FILE_TOO_LARGE',
       `A ${plan.output.width}x${plan.output.height} ${label} result (${megapixels(plan.output)} megapixels) ${needed}; ` +
-        `${label} results can be at most ${formatLimit(Math.floor(largest / 1e5) / 10)} megapixels from this image. Ask for a smaller size (resize takes a format too) or another format.`,
+        `${label} results can be at most ${formatLimit(tenths / 10)} megapixels from this image. Ask for a smaller size (resize takes a format too) or another format.`,
       detail,
     );
   }

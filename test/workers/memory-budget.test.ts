@@ -145,6 +145,28 @@ describe('refusals from the header', () => {
   });
 });
 
+describe('refusals of a 48 MP progressive JPEG at full size', () => {
+  // Its packed coefficients are allowed what the budget leaves, down to half their worst case: the
+  // size named was "0 megapixels" (the search kept the full-size plan's allowance), and sizes near
+  // the edge fit or not by a few macroblocks of the encoder.
+  it('names a WebP size that fits', async () => {
+    const input = await largeInput('jpeg-48mp-progressive.jpg');
+    const error = await processImage(input, op({ kind: 'convert', format: 'webp' }), DEFAULTS).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const appError = expectAppError(() => {
+      throw error;
+    }, 'FILE_TOO_LARGE');
+    const largest = Number(/WebP results can be at most ([\d.]+) megapixels/.exec(appError.message)![1]) * 1e6;
+    expect(largest).toBeGreaterThan(4e6);
+    const width = Math.floor(Math.sqrt((largest * 4) / 3));
+    const result = await processImage(input, op({ kind: 'resize', width, format: 'webp' }), DEFAULTS);
+    expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
+    expect(result.plannedPeakBytes).toBeLessThanOrEqual(DEFAULTS.memoryBudgetBytes);
+  }, 120_000);
+});
+
 describe('JPEG results with optimised tables packed (plan.ts withPackedEncode)', () => {
   // A 12 MP q95 result held in memory is bounded at 36 MB, beside libjpeg's 36 MB of coefficients:
   // over the 64 MiB line unpacked, within it packed.
