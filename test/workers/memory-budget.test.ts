@@ -125,21 +125,26 @@ describe('a WebP result capped to what the budget leaves (plan.ts fitResultToBud
   });
 });
 
+/** The FILE_TOO_LARGE refusal of a full-size conversion of `input` to WebP, and the 4:3 width of the largest size it names. */
+async function webpRefusal(input: Uint8Array, limits: typeof DEFAULTS): Promise<{ message: string; largest: number; width: number }> {
+  const error = await processImage(input, op({ kind: 'convert', format: 'webp' }), limits).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  const { message } = expectAppError(() => {
+    throw error;
+  }, 'FILE_TOO_LARGE');
+  const largest = Number(/WebP results can be at most ([\d.]+) megapixels/.exec(message)![1]) * 1e6;
+  return { message, largest, width: Math.floor(Math.sqrt((largest * 4) / 3)) };
+}
+
 describe('refusals from the header', () => {
   it('names the largest size that fits when even the low-memory modes cannot fit the budget', async () => {
     const small = { ...DEFAULTS, memoryBudgetBytes: 24 * MiB };
     const input = await corpus('photos/photo-12mp.jpg');
-    const error = await processImage(input, op({ kind: 'convert', format: 'webp' }), small).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    const appError = expectAppError(() => {
-      throw error;
-    }, 'FILE_TOO_LARGE');
-    expect(appError.message).toMatch(/^A 4000x3000 WebP result \(12\.0 megapixels\) needs about \d+ MB of memory, more than a Worker has for one image \(24 MB\); WebP results can be at most \d+(\.\d)? megapixels from this image\./);
+    const { message, width } = await webpRefusal(input, small);
+    expect(message).toMatch(/^A 4000x3000 WebP result \(12\.0 megapixels\) needs about \d+ MB of memory, more than a Worker has for one image \(24 MB\); WebP results can be at most \d+(\.\d)? megapixels from this image\./);
     // The size it names does fit.
-    const largest = Number(/at most ([\d.]+) megapixels/.exec(appError.message)![1]) * 1e6;
-    const width = Math.floor(Math.sqrt((largest * 4) / 3));
     const result = await processImage(input, op({ kind: 'resize', width, format: 'webp' }), small);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(small.memoryBudgetBytes);
   });
@@ -151,16 +156,8 @@ describe('refusals of a 48 MP progressive JPEG at full size', () => {
   // the edge fit or not by a few macroblocks of the encoder.
   it('names a WebP size that fits', async () => {
     const input = await largeInput('jpeg-48mp-progressive.jpg');
-    const error = await processImage(input, op({ kind: 'convert', format: 'webp' }), DEFAULTS).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    const appError = expectAppError(() => {
-      throw error;
-    }, 'FILE_TOO_LARGE');
-    const largest = Number(/WebP results can be at most ([\d.]+) megapixels/.exec(appError.message)![1]) * 1e6;
+    const { largest, width } = await webpRefusal(input, DEFAULTS);
     expect(largest).toBeGreaterThan(4e6);
-    const width = Math.floor(Math.sqrt((largest * 4) / 3));
     const result = await processImage(input, op({ kind: 'resize', width, format: 'webp' }), DEFAULTS);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(DEFAULTS.memoryBudgetBytes);

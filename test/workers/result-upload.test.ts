@@ -194,6 +194,15 @@ async function convertWithDiagnostics(photo: Uint8Array, fields: Record<string, 
   return response;
 }
 
+/** What the run held (X-Pipeline-Peak-Bytes) is within its prediction, and the prediction within the Pro budget. */
+function expectWithinPlanAndBudget(response: Response, what: string): void {
+  const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
+  const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
+  console.log(`${what}: peak ${(peak / MiB).toFixed(1)} MiB of ${(planned / MiB).toFixed(1)} planned`);
+  expect(peak).toBeLessThanOrEqual(planned);
+  expect(planned).toBeLessThanOrEqual(PRO.memoryBudgetBytes);
+}
+
 describe('memory of a streamed result', () => {
   // The optimised tables' file comes out at the end of the encode; drained as it comes, it is not
   // held whole, so a 12 MP q95 result (3.5 MB, bounded at 36 MB) keeps sharp's tables and bytes
@@ -221,11 +230,7 @@ describe('memory of a streamed result', () => {
     expect([data.width, data.height]).toEqual([6000, 8000]);
     const downloaded = new Uint8Array(await (await download(data.download_url)).arrayBuffer());
     expect(readDimensions('jpeg', downloaded)).toEqual({ width: 6000, height: 8000 });
-    const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
-    const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
-    console.log(`48 MP rotated -> jpg: peak ${(peak / MiB).toFixed(1)} MiB of ${(planned / MiB).toFixed(1)} planned`);
-    expect(peak).toBeLessThanOrEqual(planned);
-    expect(planned).toBeLessThanOrEqual(PRO.memoryBudgetBytes);
+    expectWithinPlanAndBudget(response, '48 MP rotated -> jpg');
   }, 120_000);
 
   // A portrait 24 MP photo to AVIF needed a 72 MB frame of the turned photo and was refused; its
@@ -236,11 +241,7 @@ describe('memory of a streamed result', () => {
     expect(response.status).toBe(200);
     const { data } = await json(response);
     expect([data.width, data.height]).toEqual([4000, 6000]);
-    const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
-    const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
-    console.log(`24 MP rotated -> avif: peak ${(peak / MiB).toFixed(1)} MiB of ${(planned / MiB).toFixed(1)} planned`);
-    expect(peak).toBeLessThanOrEqual(planned);
-    expect(planned).toBeLessThanOrEqual(PRO.memoryBudgetBytes);
+    expectWithinPlanAndBudget(response, '24 MP rotated -> avif');
   }, 120_000);
 
   // The 12 MP photo to every format, stored through R2: what the run held (X-Pipeline-Peak-Bytes)
