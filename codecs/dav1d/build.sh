@@ -23,7 +23,8 @@ DAV1D_LINK_FLAGS=(-sTOTAL_STACK=1MB -sINITIAL_MEMORY=2MB -sABORTING_MALLOC=0)
 DAV1D_ENTRY_POINTS=(codecs/common/yield.h codecs/common/yield.c codecs/dav1d/avif_dav1d.c)
 
 DAV1D_EXPORTS=(
-  _codec_set_yielding _avif_dav1d_decode_entry _avif_dav1d_open _avif_dav1d_input _avif_dav1d_decode _avif_dav1d_close
+  _codec_set_yielding _avif_dav1d_decode_entry _avif_dav1d_decode_windowed_entry _avif_dav1d_open _avif_dav1d_input
+  _avif_dav1d_decode _avif_dav1d_decode_windowed _avif_dav1d_window _avif_dav1d_close
   _avif_dav1d_picture_create _avif_dav1d_picture_release _avif_dav1d_picture_destroy
 )
 
@@ -46,9 +47,11 @@ build_dav1d() {
   grep -q "thread_dependency = declare_dependency()" "$meson_tree/meson.build" || { echo "dav1d: threads dependency not found" >&2; return 1; }
   # A yield point after each row of superblocks (codecs/common/yield.h): dav1d decodes a frame in one
   # call, 1 s for a 12 MP photo, and other requests in the isolate can go on in between. The copy's
-  # decode.c calls avif_dav1d_sbrow_done (codecs/dav1d/avif_dav1d.c) with the pixels of the row.
-  sed -i 's|^int dav1d_decode_frame_main(Dav1dFrameContext \*const f) {$|void avif_dav1d_sbrow_done(int pixels);\n&|' "$meson_tree/src/decode.c"
-  sed -i 's|^            f->bd_fn.filter_sbrow(f, sby);$|&\n            avif_dav1d_sbrow_done(f->bw * f->sb_step * 16);|' "$meson_tree/src/decode.c"
+  # decode.c calls avif_dav1d_sbrow_done (codecs/dav1d/avif_dav1d.c) with the pixels of the row, the
+  # row's place, and dav1d's pointers to the frame's planes, which a windowed decode moves as rows
+  # move up its buffer (every access to the frame goes through them, src/recon_tmpl.c).
+  sed -i 's|^int dav1d_decode_frame_main(Dav1dFrameContext \*const f) {$|void avif_dav1d_sbrow_done(int pixels, int row, int rows, int superblock, void **picture, void **sr_picture, void **filtered, void **sr_filtered);\n&|' "$meson_tree/src/decode.c"
+  sed -i 's|^            f->bd_fn.filter_sbrow(f, sby);$|&\n            avif_dav1d_sbrow_done(f->bw * f->sb_step * 16, sby, f->sbh, f->sb_step * 4, f->cur.data, f->sr_cur.p.data, f->lf.p, f->lf.sr_p);|' "$meson_tree/src/decode.c"
   [ "$(grep -c 'avif_dav1d_sbrow_done' "$meson_tree/src/decode.c")" = 2 ] || { echo "dav1d: the yield point did not go into decode.c" >&2; return 1; }
 
   cat > "$build/emscripten.cross" <<CROSS

@@ -295,12 +295,25 @@ function fitDecoderToBudget(plan: ProcessingPlan, budgetBytes: number): Processi
 const ROOM_BESIDE_CAPPED_RUN = 8 * MB;
 
 /**
- * The plan's modes and caps for the budget (chooseDecoderLowMemory, fitResultToBudget), leaving
- * ROOM_BESIDE_CAPPED_RUN free where the caps can still reach their floors; a run that needs more
- * is planned within the whole budget, as before.
+ * The plan's modes and caps for the budget (fitModes). A file whose decoder can hold a window of
+ * rows instead of its whole picture (a large single AVIF frame) is decoded so only where the whole
+ * picture does not fit: a frame that turns out to need it (intra block copy) then fails, where it
+ * would not have run anyway.
  */
 export function fitToBudget(unstriped: ProcessingPlan, budgetBytes: number): ProcessingPlan {
   const plan = withOrientStrips(unstriped, budgetBytes);
+  const fitted = fitModes(plan, budgetBytes);
+  if (!plan.file.decodesInWindow || peakBytes(memoryPlan(fitted)) <= budgetBytes) return fitted;
+  const windowed = fitModes({ ...plan, decode: { ...plan.decode, rowWindow: true } }, budgetBytes);
+  return peakBytes(memoryPlan(windowed)) < peakBytes(memoryPlan(fitted)) ? windowed : fitted;
+}
+
+/**
+ * The decoder's and encoder's modes and the result's cap for the budget (chooseDecoderLowMemory,
+ * fitResultToBudget), leaving ROOM_BESIDE_CAPPED_RUN free where the caps can still reach their
+ * floors; a run that needs more is planned within the whole budget, as before.
+ */
+function fitModes(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
   const roomyBudget = budgetBytes - ROOM_BESIDE_CAPPED_RUN;
   const decoderFitted = (budget: number) => chooseDecoderLowMemory(plan, budget);
   // The decoder's allowance is fitted first and takes what it can: where that leaves the result

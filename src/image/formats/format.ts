@@ -25,6 +25,8 @@ export interface ImageFile {
    * most it may pack for this file: its worst case (plan.ts chooseDecoderLowMemory).
    */
   readonly lowMemoryDecodeBytes: (() => number) | null;
+  /** The decoder can hold a window of rows of this file instead of a whole picture (DecodeOptions.rowWindow). */
+  readonly decodesInWindow: boolean;
 }
 
 export interface DecodeFacts {
@@ -101,10 +103,11 @@ export interface FormatSpec<H extends ImageHeader> extends Omit<FormatInfo, 'rea
   decode(bytes: Uint8Array, header: H, options: DecodeOptions): Promise<RowSource>;
   decodeCost(header: H, facts: DecodeFacts): DecoderCost;
   lowMemoryDecodeBytes?(bytes: Uint8Array, header: H): number;
+  decodesInWindow?(header: H): boolean;
 }
 
 export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): FormatInfo {
-  const { readHeader, verify, strip, decode, decodeCost, lowMemoryDecodeBytes, ...info } = spec;
+  const { readHeader, verify, strip, decode, decodeCost, lowMemoryDecodeBytes, decodesInWindow, ...info } = spec;
   const format: FormatInfo = {
     ...info,
     read(bytes) {
@@ -118,6 +121,7 @@ export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): Format
         decode: (options) => decode(bytes, header, options),
         decodeCost: (facts) => decodeCost(header, facts),
         lowMemoryDecodeBytes: lowMemoryDecodeBytes ? () => lowMemoryDecodeBytes(bytes, header) : null,
+        decodesInWindow: decodesInWindow?.(header) ?? false,
       };
     },
   };

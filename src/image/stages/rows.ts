@@ -62,6 +62,12 @@ export interface DecodeOptions {
    * needs more fails (plan.ts chooseDecoderLowMemory).
    */
   lowMemory?: { maxBytes: number };
+  /**
+   * Decode a large single frame into a window of rows instead of a whole picture (AVIF: dav1d's
+   * buffer holds a few rows of superblocks; plan.ts fitToBudget), where the file allows it
+   * (ImageFile.decodesInWindow).
+   */
+  rowWindow?: boolean;
 }
 
 export interface EncodeOptions {

@@ -12,6 +12,8 @@ interface Dav1dModule {
   _avif_dav1d_input(decoder: number, size: number): number;
   _avif_dav1d_decode(decoder: number, picture: number): number;
   _avif_dav1d_decode_entry(): number;
+  _avif_dav1d_decode_windowed_entry(): number;
+  _avif_dav1d_window(decoder: number): number;
   _avif_dav1d_close(decoder: number): void;
   _avif_dav1d_picture_create(): number;
   _avif_dav1d_picture_release(picture: number): void;
@@ -25,6 +27,7 @@ const NS_PER_DECODED_PIXEL = 80;
 const DAMAGED = 1;
 const UNSUPPORTED = 2;
 const NO_MEMORY = 3;
+const WHOLE_FRAME = 5;
 
 /** Chroma layouts as dav1d numbers them (Dav1dPixelLayout). */
 export const LAYOUT_I400 = 0;
@@ -34,6 +37,8 @@ export const LAYOUT_I444 = 3;
 
 /** Fields of the Picture struct (avif_dav1d.c: INFO_*), read as Int32. */
 const FIELDS = 14;
+/** A Window's fields: a Picture's (its planes' rows at the window's top), then WINDOW_TOP and WINDOW_READY. */
+const WINDOW_FIELDS = FIELDS + 2;
 
 /** A decoded frame's format and its AV1 sequence header's colour description. */
 export interface PictureFormat {
@@ -92,12 +97,27 @@ export class DecodedPicture {
   }
 }
 
+/** Where a windowed decode stands: the planes in its buffer and the rows it holds. */
+export interface WindowState {
+  format: PictureFormat;
+  /** Byte addresses of each plane's row `top` (chroma: `top` >> subsampling) in wasm memory. */
+  planes: [number, number, number];
+  /** Row strides in bytes: luma, chroma. */
+  strides: [number, number];
+  /** The first luma row the buffer holds. */
+  top: number;
+  /** Luma rows above this one are final and can be read (until the decode goes on). */
+  ready: number;
+}
+
 /**
  * One dav1d instance for one AVIF file (a fresh wasm instance per job, counted by wasm-memory.ts):
  * decodes the file's AV1 images one at a time into pictures the caller holds and releases.
  */
 export class Dav1dCodec {
   private closed = false;
+  /** A windowed decode is under way: between its yield points the instance's stack is its. */
+  private windowedDecode = false;
   private readonly pictures: DecodedPicture[] = [];
 
   private constructor(
@@ -155,6 +175,55 @@ export class Dav1dCodec {
     this.finish(status, picture, what);
   }
 
+  /**
+   * `decodeYielding` into a window of rows (codecs/dav1d/avif_dav1d.c): after each row of
+   * superblocks, `rowsReady` is told the window's state and may return a promise, until which the
+   * decode waits (the rows it has are read meanwhile, then they move up or are overwritten). No
+   * other call that waits may run on this instance meanwhile. A frame that can only be decoded
+   * whole is FILE_TOO_LARGE: the plan chose the window because the whole picture does not fit.
+   */
+  async decodeWindowed(file: Uint8Array, ranges: readonly ByteRange[], picture: DecodedPicture, what: string, rowsReady: (state: WindowState) => Promise<void> | undefined): Promise<void> {
+    this.copyIn(file, ranges, picture);
+    const { instance } = this.wasm;
+    const address = guard(() => instance._avif_dav1d_window(this.decoder), this.wasm);
+    let ready = 0;
+    this.wasm.atYield = () => {
+      const state = this.windowState(address);
+      if (state.ready <= ready) return undefined;
+      ready = state.ready;
+      return rowsReady(state);
+    };
+    let status: number;
+    this.windowedDecode = true;
+    try {
+      status = await this.wasm.callYielding(instance._avif_dav1d_decode_windowed_entry(), this.decoder, picture.handle);
+    } catch (error) {
+      throw trapped(error, this.wasm);
+    } finally {
+      this.wasm.atYield = null;
+      this.windowedDecode = false;
+    }
+    if (status === WHOLE_FRAME) {
+      throw new AppError(
+        'FILE_TOO_LARGE',
+        'This AVIF image has to be decoded whole (it uses intra block copy), and at its size that needs more memory than a Worker has for one image. Ask for a smaller size or send a smaller image.',
+        `avif: ${what} needs its whole picture`,
+      );
+    }
+    this.finish(status, picture, what);
+  }
+
+  private windowState(address: number): WindowState {
+    const f = new Int32Array(this.wasm.memory.buffer, address, WINDOW_FIELDS);
+    return {
+      format: { width: f[0], height: f[1], bitDepth: f[2] as 8 | 10 | 12, layout: f[3], matrix: f[9], fullRange: f[10] !== 0 },
+      planes: [f[4], f[5], f[6]],
+      strides: [f[7], f[8]],
+      top: f[FIELDS],
+      ready: f[FIELDS + 1],
+    };
+  }
+
   private copyIn(file: Uint8Array, ranges: readonly ByteRange[], picture: DecodedPicture): void {
     picture.release();
     const { instance } = this.wasm;
@@ -183,6 +252,12 @@ export class Dav1dCodec {
   /** Frees everything and stops counting the wasm memory; safe to call twice. */
   close(): void {
     if (this.closed) return;
+    if (this.windowedDecode) {
+      // Its stack is in the instance: nothing may run there now. The waiting decode is dropped with it.
+      this.closed = true;
+      this.wasm.release(false);
+      return;
+    }
     try {
       for (const picture of this.pictures) this.wasm.instance._avif_dav1d_picture_destroy(picture.handle);
       this.wasm.instance._avif_dav1d_close(this.decoder);

@@ -4,6 +4,7 @@ import type { AvifContainer } from './container';
 import { Dav1dCodec, LAYOUT_I400, type Samples } from './dav1d';
 import type { AvifHeader } from './header';
 import { openLayerRows, type LayerRows } from './layer-rows';
+import { windowable } from './memory';
 import { AlphaTable, YuvToRgb, type ChromaUpsampling, type RowSamples } from './yuv-to-rgb';
 
 export interface AvifDecoderOptions {
@@ -22,14 +23,16 @@ export const AVIF_BAND_ROWS = 16;
  * orientation), cropped to the clean aperture (`clap`) and then to `region`. Colour profiles (ICC
  * or nclx primaries and transfer) are left to the pipeline's colour stage.
  */
-export async function openAvif(input: Uint8Array, { container }: AvifHeader, { region }: DecodeOptions, options: AvifDecoderOptions = {}): Promise<RowSource> {
+export async function openAvif(input: Uint8Array, { container }: AvifHeader, { region, rowWindow }: DecodeOptions, options: AvifDecoderOptions = {}): Promise<RowSource> {
   const shown = region ?? { x: 0, y: 0, ...container.size };
   checkRegion(shown, container);
   const coded = { ...shown, x: shown.x + (container.crop?.x ?? 0), y: shown.y + (container.crop?.y ?? 0) };
   const codec = await Dav1dCodec.open(largestImagePixels(container));
   try {
-    const color = await openLayerRows(codec, input, container.color, 'image', coded.y);
+    // A windowed decode keeps the instance's stack until its last row: the alpha image is decoded first.
+    const windowed = rowWindow === true && windowable(container);
     const alpha = container.alpha && (await openLayerRows(codec, input, container.alpha, 'alpha image', coded.y));
+    const color = await openLayerRows(codec, input, container.color, 'image', coded.y, windowed);
     return new AvifRows(container, coded, codec, options.bandRows ?? AVIF_BAND_ROWS, options.upsampling ?? 'bilinear', color, alpha);
   } catch (error) {
     codec.close();

@@ -3,7 +3,8 @@ import { defineFormat, type EncodeFacts } from '../format';
 import { AVIF_BAND_ROWS, openAvif } from './decode';
 import { avifEncoder } from './encode';
 import { readAvifHeader } from './header';
-import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, avifWriteBurstBytes, DAV1D_BASE_BYTES } from './memory';
+import { CALLS_SUSPEND } from '../../codecs/codec';
+import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, avifWriteBurstBytes, DAV1D_BASE_BYTES, windowable } from './memory';
 import { stripAvif } from './strip';
 import { verifyAv1Sizes } from './verify';
 
@@ -19,6 +20,8 @@ export const avif = defineFormat({
   verify: (_bytes, header) => verifyAv1Sizes(header),
   strip: stripAvif,
   decode: (bytes, header, options) => openAvif(bytes, header, options),
+  // The window's rows are handed over at dav1d's yield points, which only suspend through JSPI.
+  decodesInWindow: ({ container }) => CALLS_SUSPEND && windowable(container),
   // Frames and tiles yield on their own (dav1d.ts, encode.ts); bands are converted from YUV or gathered into tiles.
   work: { decode: 15, encode: 2 },
   shrinkFactors: [1],
@@ -29,8 +32,8 @@ export const avif = defineFormat({
   resultCapFloor: 1 / 5,
   encoder: avifEncoder,
   // dav1d holds a decoded picture (one row of tiles of a grid) and the item's data; rows are converted band by band.
-  decodeCost: ({ container }, { stored, decoded }) => {
-    const { wasmBytes, jsBytes } = avifDecodeMemory(container, decoded.width, AVIF_BAND_ROWS);
+  decodeCost: ({ container }, { stored, decoded, decode }) => {
+    const { wasmBytes, jsBytes } = avifDecodeMemory(container, decoded.width, AVIF_BAND_ROWS, decode.rowWindow);
     // The memory guard asks about other sizes of the same image too (the largest that fits).
     const scale = (stored.width * stored.height) / (container.size.width * container.size.height);
     const bytes = DAV1D_BASE_BYTES + (wasmBytes + jsBytes - DAV1D_BASE_BYTES) * scale;

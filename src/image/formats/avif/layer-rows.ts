@@ -1,6 +1,6 @@
 import { damaged } from '../../bytes';
 import { show, type Av1Image, type AvifLayer } from './container';
-import { LAYOUT_I400, LAYOUT_I420, type Dav1dCodec, type DecodedPicture, type PictureFormat, type Samples } from './dav1d';
+import { LAYOUT_I400, LAYOUT_I420, type Dav1dCodec, type DecodedPicture, type PictureFormat, type Samples, type WindowState } from './dav1d';
 import { unsupportedAvif } from './limits';
 
 /** A row of one plane: its samples start at `at`. */
@@ -29,9 +29,10 @@ export interface LayerRows {
 
 /**
  * Opens the rows of `layer`, decoding what the first of the rows from `firstRow` on needs: a single
- * image whole (letting other runs go on while dav1d works), a grid its first row of tiles.
+ * image whole (letting other runs go on while dav1d works) or, `windowed`, into a window of rows as
+ * they are asked for; a grid its first row of tiles.
  */
-export async function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: AvifLayer, what: string, firstRow: number): Promise<LayerRows> {
+export async function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: AvifLayer, what: string, firstRow: number, windowed = false): Promise<LayerRows> {
   if (layer.grid) {
     const rows = new GridRows(codec, file, layer, what);
     await rows.prepare(0, Math.max(0, firstRow - 1));
@@ -39,6 +40,11 @@ export async function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: 
   }
   const image = layer.tiles[0];
   const picture = codec.createPicture();
+  if (windowed) {
+    const rows = new WindowedRows(codec, file, image, picture, what);
+    await rows.prepare(0, firstRow);
+    return rows;
+  }
   await codec.decodeYielding(file, image.ranges, picture, `${what} ${image.id}`);
   return new SingleImageRows(codec, picture, checkedFormat(image, picture, what));
 }
@@ -79,6 +85,114 @@ class SingleImageRows implements LayerRows {
 
   prepare(): undefined {
     return undefined;
+  }
+
+  dropBefore(): void {}
+
+  heldBytes(): number {
+    return 0;
+  }
+}
+
+/**
+ * A single image decoded into a window of rows (Dav1dCodec.decodeWindowed): dav1d runs at most a
+ * row of superblocks ahead of the rows asked for, and at each row of superblocks waits until a row
+ * past its ready ones is asked for; the rows before that are read from its buffer meanwhile.
+ * (A 24 MP 10-bit frame is 72 MB whole; its window 3.5 MB.)
+ */
+class WindowedRows implements LayerRows {
+  format!: PictureFormat;
+  private state: WindowState | null = null;
+  private subsampleY = 0;
+  /** A row asked for past the ready ones: the luma rows it needs. */
+  private waiting: { rows: number; resolve: () => void; reject: (error: unknown) => void } | null = null;
+  /** Lets the decode go on from the yield point where it waits. */
+  private resume: (() => void) | null = null;
+  private failure: unknown = null;
+  private finished = false;
+  private views: { buffer: ArrayBuffer; planes: Samples[] } | null = null;
+
+  constructor(
+    private readonly codec: Dav1dCodec,
+    file: Uint8Array,
+    private readonly image: Av1Image,
+    picture: DecodedPicture,
+    what: string,
+  ) {
+    codec.decodeWindowed(file, image.ranges, picture, `${what} ${image.id}`, (state) => this.rowsReady(state)).then(
+      () => {
+        this.finished = true;
+        this.settle();
+      },
+      (error: unknown) => {
+        this.failure = error;
+        this.settle();
+      },
+    );
+  }
+
+  private rowsReady(state: WindowState): Promise<void> | undefined {
+    if (!this.state) {
+      const { width, height } = state.format;
+      if (width !== this.image.size.width || height !== this.image.size.height) {
+        this.failure = damaged(`avif: image ${this.image.id} declares ${show(this.image.size)} and decodes to ${width}x${height}`);
+      }
+      this.format = state.format;
+      this.subsampleY = state.format.layout === LAYOUT_I420 ? 1 : 0;
+    }
+    this.state = state;
+    this.settle();
+    // A row further down is already asked for (a crop's first), or these are the last rows: go on.
+    if (this.waiting || this.failure || state.ready >= state.format.height) return undefined;
+    return new Promise((resolve) => (this.resume = resolve));
+  }
+
+  private settle(): void {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    if (this.failure) {
+      this.waiting = null;
+      waiting.reject(this.failure);
+    } else if ((this.state && this.state.ready >= waiting.rows) || this.finished) {
+      this.waiting = null;
+      if (this.state) waiting.resolve();
+      else waiting.reject(damaged(`avif: image ${this.image.id} decoded to no rows`));
+    }
+  }
+
+  /** Luma rows that must be final for row `y` of `plane`. */
+  private lumaRowsFor(plane: 0 | 1 | 2, y: number): number {
+    if (plane === 0 || !this.state) return y + 1;
+    return Math.min(this.format.height, (y + 1) << this.subsampleY);
+  }
+
+  prepare(plane: 0 | 1 | 2, y: number): Promise<void> | undefined {
+    const rows = this.lumaRowsFor(plane, y);
+    if (this.state && !this.failure && rows <= this.state.ready) return undefined;
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      this.waiting = { rows, resolve, reject };
+      const resume = this.resume;
+      this.resume = null;
+      resume?.();
+      this.settle();
+    });
+  }
+
+  row(plane: 0 | 1 | 2, y: number): PlaneRow {
+    const state = this.state!;
+    const buffer = this.codec.memoryBuffer();
+    const wide = this.format.bitDepth > 8;
+    if (this.views?.buffer !== buffer) {
+      // Views from each plane's place in the buffer to the memory's end, taken again after it grows.
+      const view = (address: number): Samples => (wide ? new Uint16Array(buffer, address, (buffer.byteLength - address) >> 1) : new Uint8Array(buffer, address));
+      this.views = { buffer, planes: state.planes.map((address) => (address ? view(address) : new Uint8Array(0))) };
+    }
+    const chroma = plane !== 0;
+    const top = chroma ? state.top >> this.subsampleY : state.top;
+    if (y < top || this.lumaRowsFor(plane, y) > state.ready) throw new Error(`avif: row ${y} of plane ${plane} is not in the window (${state.top}..${state.ready})`);
+    const stride = state.strides[chroma ? 1 : 0] >> (wide ? 1 : 0);
+    return { samples: this.views.planes[plane], at: (y - top) * stride };
   }
 
   dropBefore(): void {}

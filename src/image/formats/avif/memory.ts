@@ -48,6 +48,14 @@ export function dav1dPictureBytes(width: number, height: number, format: Av1Form
   return lumaStride * alignedHeight + 2 * chromaStride * (alignedHeight >> format.subsamplingY) + 64;
 }
 
+/**
+ * Bytes of a windowed decode's buffer (codecs/dav1d/avif_dav1d.c, alloc_window): the picture's
+ * strides, two rows of superblocks and 64 rows (at most the picture's own rows).
+ */
+export function dav1dWindowBytes(width: number, height: number, format: Av1Format, superblock: 64 | 128): number {
+  return dav1dPictureBytes(width, Math.min(height, 2 * superblock + 64), format);
+}
+
 /** dav1d's state for frames of width x height (see STATE_BYTES_PER_PIXEL). */
 export function dav1dStateBytes(width: number, height: number, format: Av1Format): number {
   const sampleBytes = format.bitDepth > 8 ? 2 : 1;
@@ -67,6 +75,10 @@ export interface LayerShape {
   filmGrain: boolean;
   /** The stream may use superres: dav1d decodes the narrower coded frame into a second picture. */
   superres: boolean;
+  /** A single frame decoded into a window of rows (DecodeOptions.rowWindow), not a whole picture. */
+  windowed?: boolean;
+  /** Superblock size (128 unless the sequence header says 64). */
+  superblock: 64 | 128;
 }
 
 /**
@@ -78,9 +90,13 @@ export function avifDecoderWasmBytes(color: LayerShape, alpha: LayerShape | null
   let bytes = DAV1D_BASE_BYTES + largestItemBytes;
   let state = 0;
   for (const layer of alpha ? [color, alpha] : [color]) {
-    const picture = dav1dPictureBytes(layer.imageWidth, layer.imageHeight, layer.format);
-    // Film grain and superres each take a second picture while a frame is decoded or output, one at a time.
-    bytes += picture * (layer.imagesHeld + (layer.filmGrain ? 1 : 0) + (layer.superres ? 1 : 0));
+    if (layer.windowed) {
+      bytes += dav1dWindowBytes(layer.imageWidth, layer.imageHeight, layer.format, layer.superblock);
+    } else {
+      const picture = dav1dPictureBytes(layer.imageWidth, layer.imageHeight, layer.format);
+      // Film grain and superres each take a second picture while a frame is decoded or output, one at a time.
+      bytes += picture * (layer.imagesHeld + (layer.filmGrain ? 1 : 0) + (layer.superres ? 1 : 0));
+    }
     // One frame is decoded at a time; the state is kept for the largest.
     state = Math.max(state, dav1dStateBytes(layer.imageWidth, layer.imageHeight, layer.format));
   }
@@ -117,12 +133,27 @@ export function layerShape(layer: AvifLayer): LayerShape {
     format: sequence ?? WORST_FORMAT,
     filmGrain: sequence ? sequence.filmGrain : true,
     superres: sequence ? sequence.superres : true,
+    superblock: sequence && !sequence.superblock128 ? 64 : 128,
   };
 }
 
+/**
+ * Whether the colour image can be decoded into a window of rows: a single frame (a grid's tiles
+ * are small already) whose sequence header rules out film grain and superres (each writes a second
+ * whole picture), beside no alpha or a single alpha frame (decoded whole before it: a grid's
+ * tiles would be decoded while the window's decode waits, on the same stack). A frame that uses
+ * intra block copy still needs the whole picture, which the decoder finds at its first frame
+ * header (dav1d.ts, WHOLE_FRAME).
+ */
+export function windowable(container: AvifContainer): boolean {
+  const { color, alpha } = container;
+  const sequence = color.tiles[0].sequence;
+  return !color.grid && sequence !== null && sequence !== undefined && !sequence.filmGrain && !sequence.superres && !alpha?.grid;
+}
+
 /** Both figures for one file's container. */
-export function avifDecodeMemory(container: AvifContainer, regionWidth: number, bandRows: number): { wasmBytes: number; jsBytes: number } {
-  const color = layerShape(container.color);
+export function avifDecodeMemory(container: AvifContainer, regionWidth: number, bandRows: number, windowed = false): { wasmBytes: number; jsBytes: number } {
+  const color = { ...layerShape(container.color), windowed: windowed && windowable(container) };
   const alpha = container.alpha && layerShape(container.alpha);
   let largestItem = 0;
   for (const layer of [container.color, container.alpha]) for (const image of layer?.tiles ?? []) largestItem = Math.max(largestItem, image.byteLength);

@@ -18,6 +18,8 @@ export interface SequenceHeader {
   filmGrain: boolean;
   /** Frames may be coded narrower and upscaled (superres): dav1d decodes into a second picture. */
   superres: boolean;
+  /** Superblocks are 128 px (else 64): what a windowed decode's buffer holds rows of. */
+  superblock128: boolean;
 }
 
 const OBU_SEQUENCE_HEADER = 1;
@@ -103,7 +105,8 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
   const maxWidth = bits.read(widthBits) + 1;
   const maxHeight = bits.read(heightBits) + 1;
   if (!reduced && bits.flag()) bits.read(7); // frame id numbers: delta and additional lengths
-  bits.read(3); // use_128x128_superblock, enable_filter_intra, enable_intra_edge_filter
+  const superblock128 = bits.flag();
+  bits.read(2); // enable_filter_intra, enable_intra_edge_filter
   if (!reduced) {
     bits.read(4); // interintra, masked compound, warped motion, dual filter
     const orderHint = bits.flag();
@@ -115,7 +118,7 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
   const superres = bits.flag();
   bits.read(2); // enable_cdef, enable_restoration
   const color = colorConfig(bits, profile);
-  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag(), superres };
+  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag(), superres, superblock128 };
 }
 
 /** color_config() (AV1 spec 5.5.2). */
