@@ -42,6 +42,12 @@ build_webp() {
   cp -a "$tree" "$patched"
   perl -0pi -e 's/int VP8IteratorNext\(VP8EncIterator\* const it\) \{\n/void codec_macroblock_done(void);\n\nint VP8IteratorNext(VP8EncIterator* const it) {\n  codec_macroblock_done();\n/' "$patched/src/enc/iterator_enc.c"
   [ "$(grep -c 'codec_macroblock_done' "$patched/src/enc/iterator_enc.c")" = 2 ] || { echo "libwebp: the macroblock yield patch did not apply" >&2; return 1; }
+  # The lossless decoding loop keeps its pixels in a ring (codecs/webp/lossless_rows.c, which
+  # compiles this file): at each step it asks whether the ring is full and, if so, has the pixels
+  # still needed moved to the ring's start and rebases its pointers on the returned one.
+  perl -0pi -e 's/static int DecodeImageData\(VP8LDecoder\* const dec, uint32_t\* const data,/static int DecodeImageData(VP8LDecoder* const dec, uint32_t* data,/; s/  uint32_t\* const src_end = data \+ width \* height; /  uint32_t* src_end = data + width * height;       /; s/  uint32_t\* const src_last = data \+ width \* last_row;/  uint32_t* src_last = data + width * last_row;      /; s/(  while \(src < src_last\) \{\n    int code;\n)(    if \(row >= next_sync_row\) \{\n      SaveState\(dec, \(int\)\(src - data\)\);)/$1    if (CodecRingFull(dec, src)) {\n      const ptrdiff_t at = src - data, cached = last_cached - data;\n      uint32_t* const moved = CodecRingShift(dec, at, width);\n      src_end = moved + (src_end - data);\n      src_last = moved + (src_last - data);\n      data = moved;\n      src = data + at;\n      last_cached = data + cached;\n    }\n$2/' "$patched/src/dec/vp8l_dec.c"
+  [ "$(grep -c 'CodecRing' "$patched/src/dec/vp8l_dec.c")" = 2 ] && grep -q 'uint32_t\* src_last = data' "$patched/src/dec/vp8l_dec.c" \
+    || { echo "libwebp: the lossless ring patch did not apply" >&2; return 1; }
   tree=$patched
 
   # utils.c and vp8l_dec.c are compiled inside memory.c and lossless_rows.c (see those files).

@@ -10,9 +10,9 @@
  * complex loop filter holds back from the previous one, and the fancy upsampler's one-row delay).
  * libwebp keeps the macroblock row caches and, with ALPH, the whole alpha plane (1 byte a pixel).
  *
- * Lossless (VP8L): back-references reach any earlier pixel, so libwebp decodes into a whole ARGB
- * image (4 bytes a pixel) whatever we do; its decoding loop can be resumed row by row
- * (lossless_rows.c), so RGBA rows are converted from it as asked for instead of into a second frame.
+ * Lossless (VP8L): back-references reach up to 2^20 pixels back, so libwebp decodes into ARGB
+ * pixels of which a ring of about 2^21 is kept (lossless_rows.c); its decoding loop can be resumed
+ * row by row, so RGBA rows are converted as asked for instead of into a second frame.
  *
  * Call order: decoder_create, fill decoder_input, decoder_read_header, decoder_info,
  * (codec_memory_set_limit), decoder_start, decoder_read + decoder_rows until it returns 0,
@@ -240,7 +240,7 @@ void decoder_destroy(struct decoder *d) {
     if (d->lossy_in_frame) VP8ExitCritical(d->lossy, &d->io);
     VP8Delete(d->lossy);
   }
-  if (d->lossless) VP8LDelete(d->lossless);
+  if (d->lossless) VP8LDeleteRows(d->lossless);
   WebPSafeFree(d->rows);
   WebPSafeFree(d->input);
   WebPSafeFree(d);

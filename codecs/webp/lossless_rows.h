@@ -6,10 +6,13 @@
 
 #include "src/dec/vp8li_dec.h"
 
-/* After VP8LDecodeHeader: what VP8LDecodeImage sets up before decoding (its ARGB image, 4 bytes a pixel). */
+/* After VP8LDecodeHeader: what VP8LDecodeImage sets up before decoding (its ARGB pixels, a ring for a large image). */
 int VP8LStartRows(VP8LDecoder *dec);
 
 /* Decodes on to row `last_row` (exclusive) and writes rows up to it to the output buffer; 0 on error (dec->status_). */
 int VP8LDecodeRows(VP8LDecoder *dec, int last_row);
+
+/* VP8LDelete for a decoder started with VP8LStartRows. */
+void VP8LDeleteRows(VP8LDecoder *dec);
 
 #endif

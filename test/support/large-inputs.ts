@@ -37,6 +37,8 @@ const MAKERS: Record<string, () => Promise<Uint8Array>> = {
   'webp-24mp.webp': async () => sharp(await photo('photo-24mp.jpg')).webp({ quality: 90 }).toBuffer(),
   // The 24 MP photo upscaled to 8000x6000 (48 MP), as sharp's WebP at its default quality.
   'webp-48mp.webp': async () => sharp(await photo('photo-24mp.jpg')).resize(8000, 6000).webp().toBuffer(),
+  // A 5K screen's size (5120x2880, 14.7 MP) as a lossless WebP: the 24 MP photo resized, effort 1.
+  'webp-lossless-15mp.webp': async () => sharp(await photo('photo-24mp.jpg')).resize(5120, 2880).webp({ lossless: true, effort: 1 }).toBuffer(),
   'png-12mp.png': async () => sharp(await photo('photo-12mp.jpg')).png({ compressionLevel: 6 }).toBuffer(),
   // A 24 MP photo as PNG is 50-70 MB, over the Pro plan's 50 MB upload: softened to 41 MB so the
   // API accepts it (the pixels, not the file size, are what the pipeline's memory depends on).

@@ -3,7 +3,7 @@ import webpEncoderWasm from '@jsquash/webp/codec/enc/webp_enc_simd.wasm';
 import { defaultOptions } from '@jsquash/webp/meta.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { corpus, decodeWebp, mutated, prefixLengths, sameBytes, WEBPS } from '../../../../test/support/image-testing';
+import { corpus, decodeWebp, largeInput, mutated, prefixLengths, sameBytes, WEBPS } from '../../../../test/support/image-testing';
 import { cropImage, frameSource, readBands } from '../../../../test/support/row-sources';
 import { AppError } from '../../../errors';
 import { concat } from '../../bytes';
@@ -39,9 +39,12 @@ async function wholeOrError(bytes: Uint8Array): Promise<RgbaImage | AppError> {
 
 const jsquashEncoder = jsquashCodec<EmscriptenEncoder<typeof defaultOptions>>(webpEncoderFactory, webpEncoderWasm);
 
-/** A lossless WebP of `image` made by jSquash's libwebp (ours only encodes lossy). */
-async function losslessWebp(image: RgbaImage): Promise<Uint8Array> {
-  const bytes = await jsquashEncoder.run((webp) => webp.encode(image.data, image.width, image.height, { ...defaultOptions, lossless: 1 }));
+/**
+ * A lossless WebP of `image` made by jSquash's libwebp (ours only encodes lossy). Its encoder looks
+ * for back-references 256 rows back at the default quality, and as far as the format allows at 100.
+ */
+async function losslessWebp(image: RgbaImage, quality = defaultOptions.quality): Promise<Uint8Array> {
+  const bytes = await jsquashEncoder.run((webp) => webp.encode(image.data, image.width, image.height, { ...defaultOptions, quality, lossless: 1 }));
   if (!bytes) throw new Error('jSquash could not encode');
   return new Uint8Array(bytes);
 }
@@ -123,6 +126,36 @@ describe('libwebp band decoder', () => {
         expect(sameBytes(image.data, source.data), `${width}x${height} in bands of ${bandRows}`).toBe(true);
       }
     }
+  });
+
+  it('keeps a ring of the lossless pixels: back-references of the longest distance the format has, across many moves of the ring', async () => {
+    // Rows repeat every 1,040 rows of 1,000 pixels: a back-reference of 1,040,000 pixels, near the
+    // format's 1,048,456. The ring (2.2 M pixels here) moves every million pixels of the 4 M.
+    const source = repeatingRows(1000, 4000, 1040);
+    const bytes = await losslessWebp(source, 100);
+    // Random rows coded as literals would take 4 bytes a pixel: the repeats are back-references.
+    expect(bytes.byteLength).toBeLessThan(1040 * 1000 * 4 * 1.1);
+    for (const bandRows of [1, 16, 64]) {
+      const { image } = await decodeInBands(bytes, bandRows);
+      expect(sameBytes(image.data, source.data), `in bands of ${bandRows}`).toBe(true);
+    }
+  });
+
+  it("decodes a 5K lossless photo (a screenshot's size) as libwebp decodes the whole file, holding a ring instead of 59 MB of pixels", { timeout: 60_000 }, async () => {
+    const bytes = await largeInput('webp-lossless-15mp.webp');
+    const header = readWebpHeader(bytes);
+    expect([header.width, header.height]).toEqual([5120, 2880]);
+    const source = await openWebpDecode(bytes, header, { shrink: 1, region: null }, 16);
+    let peak = 0;
+    const rows = new Uint8Array(5120 * 2880 * 4);
+    for (let band = await source.read(); band; band = await source.read()) {
+      peak = Math.max(peak, liveCodecMemoryBytes());
+      rows.set(band.data, band.y * 5120 * 4);
+    }
+    // The file, the ring (8.9 MB), the transforms' sub-images and tables; the whole image is 59 MB.
+    expect(peak).toBeLessThan(bytes.byteLength + 24 * 2 ** 20);
+    const whole = await decodeWebpWhole(bytes);
+    expect(sameBytes(rows, whole.data)).toBe(true);
   });
 
   it('decodes an animation as its first frame on a transparent canvas', async () => {

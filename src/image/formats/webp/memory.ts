@@ -49,6 +49,17 @@ function losslessImageBytes(width: number, height: number): number {
   return 4 * pixels + 0.75 * pixels + argbCacheRows * 4 * width + huffmanTablesBytes(pixels);
 }
 
+/**
+ * The image a band decode of a VP8L file holds (codecs/webp/lossless_rows.c): its ARGB pixels are a
+ * ring of twice the history a back-reference can reach (2^20 pixels and 7 rows) and 40 rows, where
+ * that is less than the image; the sub-images and tables as above.
+ */
+function losslessRowsBytes(width: number, height: number): number {
+  const pixels = width * height;
+  const ring = 2 * (2 ** 20 + 7 * width + 8) + 40 * width + 4 * 4096;
+  return losslessImageBytes(width, height) - 4 * Math.max(0, pixels - ring);
+}
+
 /** Most rows one lossy decoding step hands out (LOSSY_ROWS_PER_STEP in codecs/webp/decoder.c). */
 const LOSSY_ROWS_PER_STEP = 25;
 /**
@@ -60,7 +71,7 @@ const LOSSY_BYTES_PER_COLUMN = 240;
 /** The most libwebp may allocate to decode `stream` in bands of `bandRows` (the instance's limit). */
 export function webpDecoderLimitBytes(stream: WebpStream, bandRows: number): number {
   const { width, height, inputBytes } = stream;
-  if (stream.lossless) return FIXED + inputBytes + losslessImageBytes(width, height) + Math.min(bandRows, height) * 4 * width;
+  if (stream.lossless) return FIXED + inputBytes + losslessRowsBytes(width, height) + Math.min(bandRows, height) * 4 * width;
   // An ALPH chunk: libwebp's alpha plane (1 byte a pixel) and the lossless decoder of the plane
   // (1 byte a pixel for a palette-only stream, 4 otherwise: the bound).
   const alpha = stream.alpha ? width * height + losslessImageBytes(width, height) : 0;
