@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AVIFS, corpus, largeInput } from '../../../../test/support/image-testing';
+import { AVIFS, corpus, expectAppError, fixture, largeInput } from '../../../../test/support/image-testing';
 import { collectFrame } from '../../../../test/support/row-sources';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
 import type { Region } from '../../operations';
@@ -56,5 +56,20 @@ describe('AVIF frames decoded into a window of rows', () => {
     expect(windowed.peakBytes).toBeLessThan(whole - 60 * 2 ** 20);
     const reference = await decode(input, false);
     expectSamePixels(windowed.image, reference.image);
+  });
+
+  it('a frame that uses intra block copy (screen content, as libaom codes it by itself) is refused in a window and decodes whole', async () => {
+    const input = await fixture('avif/screen-intrabc-8bit-444.avif');
+    const error = await decode(input, true).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const { message } = expectAppError(() => {
+      throw error;
+    }, 'FILE_TOO_LARGE');
+    expect(message).toMatch(/has to be decoded whole \(it uses intra block copy\)/);
+    const whole = await decode(input, false);
+    expect([whole.image.width, whole.image.height]).toEqual([512, 512]);
+    expect(liveCodecMemoryBytes()).toBe(0);
   });
 });
