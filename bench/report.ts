@@ -59,13 +59,15 @@ export function printReport(report: BenchReport): void {
     out();
     out('Times (median ms; input photo-12mp.jpg): API = the whole HTTP call through wrangler dev; sharp = in this process, concurrency 1');
     table(
-      ['workload', 'API ms', 'API workerd CPU ms', 'sharp ms', 'ratio', 'API bytes', 'sharp bytes', 'API SSIM', 'sharp SSIM', 'API PSNR', 'sharp PSNR', 'target', 'result'],
+      ['workload', 'API ms', 'API workerd CPU ms', 'sharp ms', 'sharp CPU ms', 'ratio', 'CPU ratio', 'API bytes', 'sharp bytes', 'API SSIM', 'sharp SSIM', 'API PSNR', 'sharp PSNR', 'target', 'result'],
       report.timed.map((t) => [
         `${t.id} ${t.title}`,
         ms(t.api.medianMs),
         ms(t.api.medianWorkerCpuMs),
         ms(t.sharp.medianMs),
+        t.sharp.medianCpuMs === undefined ? '?' : ms(t.sharp.medianCpuMs),
         `${t.ratio.toFixed(2)}x`,
+        t.sharp.medianCpuMs ? `${(t.api.medianWorkerCpuMs / t.sharp.medianCpuMs).toFixed(2)}x` : '?',
         int(t.api.bytes),
         int(t.sharp.bytes),
         t.api.ssim.toFixed(4),
@@ -76,7 +78,7 @@ export function printReport(report: BenchReport): void {
         t.target.pass ? 'pass' : `FAIL (${t.target.checks.filter((c) => !c.pass).map((c) => c.what).join('; ')})`,
       ]),
       1,
-      [11, 12],
+      [13, 14],
     );
     for (const t of report.timed.filter((t) => t.equalSsim)) {
       const e = t.equalSsim!;
