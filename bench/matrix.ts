@@ -67,6 +67,9 @@ const MATRIX: Record<string, string[]> = {
   'jpeg-48mp.jpg': ALL,
   'jpeg-48mp-progressive.jpg': ALL,
   'jpeg-48mp-rotated.jpg': ALL,
+  // A 48 MP single AVIF frame (decoded into a window of rows) and a 5K lossless WebP (a ring of pixels).
+  'avif-48mp-420.avif': ALL,
+  'webp-lossless-15mp.webp': ALL,
 };
 
 export function matrixCases(filter: (input: string) => boolean = () => true): MatrixCase[] {
