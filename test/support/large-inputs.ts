@@ -52,6 +52,13 @@ const MAKERS: Record<string, () => Promise<Uint8Array>> = {
   // One AV1 item, 8-bit 4:2:0, as cameras and most encoders write (effort 0: made in seconds).
   'avif-24mp-420.avif': async () => sharp(await photo('photo-24mp.jpg')).avif({ quality: 50, effort: 0, chromaSubsampling: '4:2:0' }).toBuffer(),
   'avif-48mp-420.avif': async () => sharp(await largeInput('jpeg-48mp.jpg')).avif({ quality: 50, effort: 0, chromaSubsampling: '4:2:0' }).toBuffer(),
+  // The 48 MP AVIF with an alpha item: the colour and alpha of the 24 MP photo upscaled, opaque in a
+  // centred disc and transparent around it.
+  'avif-48mp-alpha.avif': async () => {
+    const disc = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="8000" height="6000"><circle cx="4000" cy="3000" r="2400"/></svg>');
+    const opaque = await sharp(await photo('photo-24mp.jpg')).resize(8000, 6000).toBuffer();
+    return sharp(opaque).ensureAlpha(0).composite([{ input: disc, blend: 'dest-in' }]).avif({ quality: 50, effort: 0, chromaSubsampling: '4:2:0' }).toBuffer();
+  },
 };
 
 export const LARGE_INPUTS = Object.keys(MAKERS);

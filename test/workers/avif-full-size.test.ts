@@ -55,4 +55,12 @@ describe('large AVIF that cannot fit, refused from the header', () => {
     expect(largestMegapixels).toBeGreaterThan(24);
     expect(largestMegapixels).toBeLessThan(48);
   });
+
+  it('a 48 MP AVIF with an alpha item to AVIF: no useful result fits beside its decode, so the input size is named', { timeout: 120_000 }, async () => {
+    const { message, largestMegapixels } = await refusal('avif-48mp-alpha.avif', { kind: 'convert', format: 'avif', quality: 80 });
+    expect(message).toMatch(/^Processing this 8000x6000 AVIF image \(48\.0 megapixels\) this way needs about \d+ MB of memory/);
+    expect(message).toMatch(/AVIF images like it can be at most [\d.]+ megapixels for it\.$/);
+    expect(largestMegapixels).toBeGreaterThan(12);
+    expect(largestMegapixels).toBeLessThan(48);
+  });
 });
