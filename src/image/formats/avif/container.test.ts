@@ -28,6 +28,7 @@ describe('the AVIF container as the decoder reads it', () => {
     for (const [path, [width, height]] of Object.entries(AVIFS)) expect(readDimensions('avif', await corpus(path)), path).toEqual({ width, height });
     const expected: Record<string, [number, number]> = {
       'avif/clap-8bit-420.avif': [150, 100],
+      'avif/screen-intrabc-8bit-444.avif': [512, 512],
       'animated/red-then-blue.avif': [32, 24],
       'alpha/alpha-8bit.avif': [96, 64],
     };
