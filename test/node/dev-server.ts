@@ -82,7 +82,23 @@ async function waitGroupReaped(pgid: number, timeoutMs: number): Promise<boolean
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const OUTPUT_LIMIT = 200_000;
 
+/**
+ * Tries again, on other free ports, when wrangler finds its address taken: a port that was free a
+ * moment ago can be taken before wrangler binds it by any process picking an ephemeral port, such
+ * as another test's workerd starting at the same time (seen once in a CI run of the whole suite).
+ */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(options);
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes('Address already in use');
+      if (!taken || options.port !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startDevServerOnce(options: DevServerOptions): Promise<DevServer> {
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   const ownsDir = options.persistTo === undefined;
