@@ -27,15 +27,19 @@ export async function openAvif(input: Uint8Array, { container }: AvifHeader, { r
   const shown = region ?? { x: 0, y: 0, ...container.size };
   checkRegion(shown, container);
   const coded = { ...shown, x: shown.x + (container.crop?.x ?? 0), y: shown.y + (container.crop?.y ?? 0) };
+  // A windowed decode keeps its instance's stack until its last row, so a windowed alpha image has
+  // an instance of its own.
+  const windowed = rowWindow === true && windowable(container);
   const codec = await Dav1dCodec.open(largestImagePixels(container));
+  const codecs = [codec];
   try {
-    // A windowed decode keeps the instance's stack until its last row: the alpha image is decoded first.
-    const windowed = rowWindow === true && windowable(container);
-    const alpha = container.alpha && (await openLayerRows(codec, input, container.alpha, 'alpha image', coded.y));
+    const alphaCodec = windowed && container.alpha ? await Dav1dCodec.open(largestImagePixels(container)) : codec;
+    if (alphaCodec !== codec) codecs.push(alphaCodec);
+    const alpha = container.alpha && (await openLayerRows(alphaCodec, input, container.alpha, 'alpha image', coded.y, windowed));
     const color = await openLayerRows(codec, input, container.color, 'image', coded.y, windowed);
-    return new AvifRows(container, coded, codec, options.bandRows ?? AVIF_BAND_ROWS, options.upsampling ?? 'bilinear', color, alpha);
+    return new AvifRows(container, coded, codecs, options.bandRows ?? AVIF_BAND_ROWS, options.upsampling ?? 'bilinear', color, alpha);
   } catch (error) {
-    codec.close();
+    for (const opened of codecs) opened.close();
     throw error;
   }
 }
@@ -79,7 +83,7 @@ class AvifRows implements RowSource {
   constructor(
     container: AvifContainer,
     private readonly region: Region,
-    private readonly codec: Dav1dCodec,
+    private readonly codecs: Dav1dCodec[],
     private readonly bandRows: number,
     upsampling: ChromaUpsampling,
     color: LayerRows,
@@ -189,6 +193,6 @@ class AvifRows implements RowSource {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.codec.close();
+    for (const codec of this.codecs) codec.close();
   }
 }

@@ -82,14 +82,24 @@ export interface LayerShape {
 }
 
 /**
- * Bytes of the dav1d instance at its fullest: its base, the largest item's data (copied in, freed
- * after its frame, but wasm memory never shrinks), the pictures held at once (colour and alpha:
- * a whole image, or one row of grid tiles) and the state for the largest frame.
+ * Bytes of the dav1d instances at their fullest. Whole pictures are decoded by one instance, one
+ * after another; windowed ones each in an instance of their own (decode.ts), colour and alpha at
+ * once.
  */
 export function avifDecoderWasmBytes(color: LayerShape, alpha: LayerShape | null, largestItemBytes: number): number {
+  if (color.windowed && alpha) return instanceBytes([color], largestItemBytes) + instanceBytes([alpha], largestItemBytes);
+  return instanceBytes(alpha ? [color, alpha] : [color], largestItemBytes);
+}
+
+/**
+ * One instance: its base, the largest item's data (copied in, freed after its frame, but wasm
+ * memory never shrinks), the pictures held at once (colour and alpha: a whole image, a window of
+ * rows, or one row of grid tiles) and the state for the largest frame.
+ */
+function instanceBytes(layers: LayerShape[], largestItemBytes: number): number {
   let bytes = DAV1D_BASE_BYTES + largestItemBytes;
   let state = 0;
-  for (const layer of alpha ? [color, alpha] : [color]) {
+  for (const layer of layers) {
     if (layer.windowed) {
       bytes += dav1dWindowBytes(layer.imageWidth, layer.imageHeight, layer.format, layer.superblock);
     } else {
@@ -138,23 +148,26 @@ export function layerShape(layer: AvifLayer): LayerShape {
 }
 
 /**
- * Whether the colour image can be decoded into a window of rows: a single frame (a grid's tiles
- * are small already) whose sequence header rules out film grain and superres (each writes a second
- * whole picture), beside no alpha or a single alpha frame (decoded whole before it: a grid's
- * tiles would be decoded while the window's decode waits, on the same stack). A frame that uses
- * intra block copy still needs the whole picture, which the decoder finds at its first frame
- * header (dav1d.ts, WHOLE_FRAME).
+ * Whether the image can be decoded into windows of rows: a single colour frame (a grid's tiles are
+ * small already) and no alpha or a single alpha frame, whose sequence headers rule out film grain
+ * and superres (each writes a second whole picture). A frame that uses intra block copy still
+ * needs the whole picture, which the decoder finds at its frame header (dav1d.ts, WHOLE_FRAME).
  */
 export function windowable(container: AvifContainer): boolean {
   const { color, alpha } = container;
-  const sequence = color.tiles[0].sequence;
-  return !color.grid && sequence !== null && sequence !== undefined && !sequence.filmGrain && !sequence.superres && !alpha?.grid;
+  return singleWindowable(color) && (!alpha || singleWindowable(alpha));
+}
+
+function singleWindowable(layer: AvifLayer): boolean {
+  const sequence = layer.tiles[0].sequence;
+  return !layer.grid && sequence !== null && sequence !== undefined && !sequence.filmGrain && !sequence.superres;
 }
 
 /** Both figures for one file's container. */
 export function avifDecodeMemory(container: AvifContainer, regionWidth: number, bandRows: number, windowed = false): { wasmBytes: number; jsBytes: number } {
-  const color = { ...layerShape(container.color), windowed: windowed && windowable(container) };
-  const alpha = container.alpha && layerShape(container.alpha);
+  const inWindows = windowed && windowable(container);
+  const color = { ...layerShape(container.color), windowed: inWindows };
+  const alpha = container.alpha && { ...layerShape(container.alpha), windowed: inWindows };
   let largestItem = 0;
   for (const layer of [container.color, container.alpha]) for (const image of layer?.tiles ?? []) largestItem = Math.max(largestItem, image.byteLength);
   return {

@@ -72,4 +72,24 @@ describe('AVIF frames decoded into a window of rows', () => {
     expect([whole.image.width, whole.image.height]).toEqual([512, 512]);
     expect(liveCodecMemoryBytes()).toBe(0);
   });
+
+  it('decodes an alpha item in a window of its own (a second instance) to the same pixels', async () => {
+    const input = await fixture('avif/premultiplied-8bit-alpha.avif');
+    expect(readAvifHeader(input).container.alpha).not.toBeNull();
+    expect(windowable(readAvifHeader(input).container)).toBe(true);
+    expectSamePixels((await decode(input, true)).image, (await decode(input, false)).image);
+    expect(liveCodecMemoryBytes()).toBe(0);
+  });
+
+  it('a 48 MP AVIF with an alpha item: both frames in windows (69 + 48 MB whole), the same pixels, within the plan', { timeout: 120_000 }, async () => {
+    const input = await largeInput('avif-48mp-alpha.avif');
+    const { container } = readAvifHeader(input);
+    const whole = avifDecodeMemory(container, 8000, 16).wasmBytes;
+    const windowedPlan = avifDecodeMemory(container, 8000, 16, true).wasmBytes;
+    expect(whole - windowedPlan).toBeGreaterThan(80 * 2 ** 20);
+    const windowed = await decode(input, true);
+    expect(windowed.peakBytes).toBeLessThanOrEqual(windowedPlan);
+    const reference = await decode(input, false);
+    expectSamePixels(windowed.image, reference.image);
+  });
 });
