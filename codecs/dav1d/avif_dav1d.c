@@ -163,9 +163,8 @@ EXPORT void avif_dav1d_picture_destroy(Picture *picture) {
   free(picture);
 }
 
-static void describe(Picture *out) {
-  const Dav1dPicture *p = &out->picture;
-  int32_t *f = out->fields;
+/* A picture's PictureInfo fields (a Picture's, or the first of a Window's). */
+static void describe(int32_t *f, const Dav1dPicture *p) {
   f[INFO_WIDTH] = p->p.w;
   f[INFO_HEIGHT] = p->p.h;
   f[INFO_BIT_DEPTH] = p->p.bpc;
@@ -246,7 +245,7 @@ static int decode(Decoder *decoder, Picture *out) {
   /* A still item is one frame: data after it (another frame) is never decoded. */
   dav1d_data_unref(&decoder->data);
   out->live = 1;
-  describe(out);
+  describe(out->fields, &out->picture);
   return AVIF_DAV1D_OK;
 }
 
@@ -301,29 +300,14 @@ static int alloc_window(Window *window, Dav1dPicture *picture) {
   window->active = 1;
   window->current = buffer;
 
-  int32_t *f = window->fields;
-  f[INFO_WIDTH] = picture->p.w;
-  f[INFO_HEIGHT] = picture->p.h;
-  f[INFO_BIT_DEPTH] = picture->p.bpc;
-  f[INFO_LAYOUT] = picture->p.layout;
-  f[INFO_Y] = (int32_t)(uintptr_t)window->planes[0];
-  f[INFO_U] = (int32_t)(uintptr_t)window->planes[1];
-  f[INFO_V] = (int32_t)(uintptr_t)window->planes[2];
-  f[INFO_Y_STRIDE] = (int32_t)y_stride;
-  f[INFO_UV_STRIDE] = (int32_t)uv_stride;
-  f[INFO_MATRIX] = picture->seq_hdr->mtrx;
-  f[INFO_FULL_RANGE] = picture->seq_hdr->color_range;
-  f[INFO_PRIMARIES] = picture->seq_hdr->pri;
-  f[INFO_TRANSFER] = picture->seq_hdr->trc;
-  f[INFO_CHROMA_POSITION] = picture->seq_hdr->chr;
-  f[WINDOW_TOP] = 0;
-  f[WINDOW_READY] = 0;
-
   picture->data[0] = window->planes[0];
   picture->data[1] = window->planes[1];
   picture->data[2] = window->planes[2];
   picture->stride[0] = y_stride;
   picture->stride[1] = uv_stride;
+  describe(window->fields, picture);
+  window->fields[WINDOW_TOP] = 0;
+  window->fields[WINDOW_READY] = 0;
   picture->allocator_data = window;
   return 0;
 }
