@@ -81,13 +81,27 @@ function sliceContributions(c: Contributions, { x, width }: Columns): Contributi
   };
 }
 
+/**
+ * Recent answers of resizeScratchBytes. A plan's searches ask about the same resize many times
+ * (fitToBudget's caps, and each size a refusal tries), and a large filter, which lanczos.ts does
+ * not keep, takes milliseconds to make: a 48 MP refusal spent 1.6-3 s making them.
+ */
+const scratchBytesCache = new Map<string, number>();
+const SCRATCH_BYTES_CACHED = 64;
+
 /** Bytes a resize holds besides its input and output bands: window, box sums and row buffers (memory-plan.ts). */
 export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = true, columns: Columns | null = null): number {
+  const key = `${from.width}x${from.height} ${to.width}x${to.height} ${opaque} ${columns ? `${columns.x}+${columns.width}` : ''}`;
+  const cached = scratchBytesCache.get(key);
+  if (cached !== undefined) return cached;
   const l = layout(from, to, opaque, columns);
   const windowBytes = l.windowRows * l.windowRowLength * (l.hFirst && !opaque ? 2 : 4);
   const boxBytes = l.box ? l.box.width * (3 * 8 + 4) : 0;
   const tmpBytes = l.tmpLength * (opaque ? 4 : 2);
-  return windowBytes + boxBytes + tmpBytes + contributionBytes(l, to);
+  const bytes = windowBytes + boxBytes + tmpBytes + contributionBytes(l, to);
+  scratchBytesCache.set(key, bytes);
+  if (scratchBytesCache.size > SCRATCH_BYTES_CACHED) scratchBytesCache.delete(scratchBytesCache.keys().next().value!);
+  return bytes;
 }
 
 function contributionBytes(l: Layout, to: Dimensions): number {
