@@ -125,13 +125,20 @@ export function resolveTarget(target: D1Target = {}, env: NodeJS.ProcessEnv = pr
   return dir ? { remote: false, persistTo: path.resolve(dir) } : { remote: false };
 }
 
-/** Environment for every wrangler child: project binaries first on PATH (Node 24, local wrangler), no telemetry. */
+/**
+ * Environment for every wrangler child: project binaries first on PATH (Node 24, local wrangler), no
+ * telemetry, and no local trace store unless asked for (X_LOCAL_OBSERVABILITY=true): wrangler dev
+ * otherwise streams every request's trace into a SQLite Durable Object of its own, committed with
+ * fsync, which cost 4-9 ms of each request here (docs/performance.md). A deployment is not
+ * affected: its logs are Workers Logs (wrangler.toml's [observability]).
+ */
 export function wranglerEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return {
     ...base,
     PATH: [BIN_DIR, base.PATH].filter(Boolean).join(path.delimiter),
     CLOUDFLARE_CF_FETCH_ENABLED: 'false',
     WRANGLER_SEND_METRICS: 'false',
+    X_LOCAL_OBSERVABILITY: base.X_LOCAL_OBSERVABILITY ?? 'false',
   };
 }
 
