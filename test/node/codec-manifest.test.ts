@@ -24,11 +24,14 @@ const manifest = JSON.parse(readFileSync(path.join(root, 'codecs/manifest.json')
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 describe('codecs/manifest.json', () => {
-  it('lists at least one library, built with emscripten 3.1.6 from a Debian source package', () => {
+  it('lists at least one library, built with emscripten 3.1.6 from a Debian source package (or from our own C alone)', () => {
     expect(manifest.emscripten).toBe('3.1.6');
     expect(Object.keys(manifest.libraries).length).toBeGreaterThan(0);
     for (const [name, library] of Object.entries(manifest.libraries)) {
-      expect({ name, package: typeof library.package, version: /^(\d+:)?[\w.~+]+-[\w.~+]+$/.test(library.version) }).toEqual({ name, package: 'string', version: true });
+      // The pipeline's kernels (codecs/kernels) have no upstream: package and version are "none".
+      const ownCode = library.package === 'none' && library.version === 'none';
+      const pinned = /^(\d+:)?[\w.~+]+-[\w.~+]+$/.test(library.version);
+      expect({ name, package: typeof library.package, version: ownCode || pinned }).toEqual({ name, package: 'string', version: true });
       expect(Object.keys(library.outputs).length, name).toBeGreaterThan(0);
       expect(Object.keys(library.entry_points).length, name).toBeGreaterThan(0);
     }

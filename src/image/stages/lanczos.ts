@@ -1,5 +1,3 @@
-import { ALPHA_255 } from './pixels';
-
 /*
  * The arithmetic of Lanczos-3 resampling of 8-bit RGBA (resize.ts runs it over rows as they
  * stream past; see the notes there):
@@ -10,8 +8,8 @@ import { ALPHA_255 } from './pixels';
  * - Taps outside the image are clamped to the edge pixel (their weight goes to the edge).
  * - Weights are normalised to sum to 1 and stored as 14-bit fixed-point Int32 values, rounded
  *   cumulatively so every output's weights sum to exactly 1 << 14 (a constant stays constant).
- * - Opaque pixels are filtered as packed 32-bit words (R in the low byte), colour channels only,
- *   with an 8-bit intermediate (like vips_reduce on uchar); alpha stays exactly 255.
+ * - Opaque pixels are filtered in WebAssembly (codecs/kernels/resize.c, lanczos-kernels.ts), colour
+ *   channels only, with an 8-bit intermediate (like vips_reduce on uchar); alpha stays exactly 255.
  * - Pixels with transparency are filtered premultiplied (16-bit intermediate holding colour *
  *   alpha and alpha * 255) and un-premultiplied at the end; a pixel whose alpha rounds to 0 comes
  *   out as 0,0,0,0.
@@ -132,90 +130,8 @@ function computeContributions(inSize: number, outSize: number, scale: number): C
   return { start, count, weights, stride, taps };
 }
 
-function clamp8(v: number): number {
-  return (v & ~255) === 0 ? v : v < 0 ? 0 : 255;
-}
-
 function clamp16(v: number): number {
   return v < 0 ? 0 : v > PMAX ? PMAX : v;
-}
-
-// ---- opaque: packed words, colour channels only, alpha written as 255 ----
-
-export function hRowOpaque(src: Int32Array, rowBase: number, dst: Int32Array, d: number, dstW: number, c: Contributions): void {
-  const { start, count, weights, stride } = c;
-  for (let x = 0; x < dstW; x++) {
-    const n = count[x];
-    const wi = x * stride;
-    let p = rowBase + start[x];
-    let r = HALF;
-    let g = HALF;
-    let b = HALF;
-    const end = wi + n;
-    let k = wi;
-    for (; k + 1 < end; k += 2, p += 2) {
-      const px = src[p];
-      const w = weights[k];
-      const px1 = src[p + 1];
-      const w1 = weights[k + 1];
-      r += (px & 255) * w + (px1 & 255) * w1;
-      g += ((px >> 8) & 255) * w + ((px1 >> 8) & 255) * w1;
-      b += ((px >> 16) & 255) * w + ((px1 >> 16) & 255) * w1;
-    }
-    if (k < end) {
-      const px = src[p];
-      const w = weights[k];
-      r += (px & 255) * w;
-      g += ((px >> 8) & 255) * w;
-      b += ((px >> 16) & 255) * w;
-    }
-    dst[d++] = clamp8(r >> BITS) | (clamp8(g >> BITS) << 8) | (clamp8(b >> BITS) << 16) | ALPHA_255;
-  }
-}
-
-/** Output row y from the window rows starting at `base` (the row of c.start[y]), each `w` words. */
-export function vRowOpaque(src: Int32Array, w: number, base: number, dst: Int32Array, d: number, y: number, c: Contributions): void {
-  const { count, weights, stride } = c;
-  const n = count[y];
-  const wi = y * stride;
-  const w2 = w & ~1;
-  let x = 0;
-  for (; x < w2; x += 2) {
-    let p = base + x;
-    let r = HALF;
-    let g = HALF;
-    let b = HALF;
-    let r1 = HALF;
-    let g1 = HALF;
-    let b1 = HALF;
-    for (let k = 0; k < n; k++, p += w) {
-      const px = src[p];
-      const px1 = src[p + 1];
-      const wt = weights[wi + k];
-      r += (px & 255) * wt;
-      g += ((px >> 8) & 255) * wt;
-      b += ((px >> 16) & 255) * wt;
-      r1 += (px1 & 255) * wt;
-      g1 += ((px1 >> 8) & 255) * wt;
-      b1 += ((px1 >> 16) & 255) * wt;
-    }
-    dst[d++] = clamp8(r >> BITS) | (clamp8(g >> BITS) << 8) | (clamp8(b >> BITS) << 16) | ALPHA_255;
-    dst[d++] = clamp8(r1 >> BITS) | (clamp8(g1 >> BITS) << 8) | (clamp8(b1 >> BITS) << 16) | ALPHA_255;
-  }
-  for (; x < w; x++) {
-    let p = base + x;
-    let r = HALF;
-    let g = HALF;
-    let b = HALF;
-    for (let k = 0; k < n; k++, p += w) {
-      const px = src[p];
-      const wt = weights[wi + k];
-      r += (px & 255) * wt;
-      g += ((px >> 8) & 255) * wt;
-      b += ((px >> 16) & 255) * wt;
-    }
-    dst[d++] = clamp8(r >> BITS) | (clamp8(g >> BITS) << 8) | (clamp8(b >> BITS) << 16) | ALPHA_255;
-  }
 }
 
 // ---- premultiplied: colour * alpha and alpha * 255, both 0..65025 in a Uint16 ----

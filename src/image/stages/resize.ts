@@ -1,8 +1,9 @@
 import { BoxRowShrinker, boxShrinkFactor } from './box-shrink';
 import {
-  contributions, hRowOpaque, hRowPremultiply, hRowUnpremultiply, unpremultiplyRow, vRowOpaque, vRowPremultiply,
+  contributions, hRowPremultiply, hRowUnpremultiply, unpremultiplyRow, vRowPremultiply,
   vRowUnpremultiply, type Contributions,
 } from './lanczos';
+import { kernelMemoryBytes, OpaqueKernels, type KernelShape } from './lanczos-kernels';
 import { pixelWords } from './pixels';
 import type { RowSource } from './rows';
 import type { Dimensions, RgbaImage } from '../types';
@@ -13,6 +14,8 @@ import type { Dimensions, RgbaImage } from '../types';
  * - Large reductions of opaque images start with a box filter down to at least twice the target
  *   size (box-shrink.ts), as vips_resize does with its default gap. Images with transparency
  *   skip it: averaging colour without alpha weighting would make fringes.
+ * - Opaque rows are filtered by our WebAssembly SIMD kernels (lanczos-kernels.ts), in a memory of
+ *   their own that holds the window; rows with transparency by lanczos.ts's premultiplied passes.
  * - Of the two pass orders the one doing fewer multiply-adds is used: horizontal first keeps a
  *   window of filtered (narrow) rows, vertical first a window of input rows. An axis whose size
  *   does not change is not filtered. Either way the result is the same as filtering the whole
@@ -95,13 +98,21 @@ export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = tr
   const cached = scratchBytesCache.get(key);
   if (cached !== undefined) return cached;
   const l = layout(from, to, opaque, columns);
-  const windowBytes = l.windowRows * l.windowRowLength * (l.hFirst && !opaque ? 2 : 4);
   const boxBytes = l.box ? l.box.width * (3 * 8 + 4) : 0;
-  const tmpBytes = l.tmpLength * (opaque ? 4 : 2);
-  const bytes = windowBytes + boxBytes + tmpBytes + contributionBytes(l, to);
+  // Opaque: the window and row buffers are the kernels' memory. Otherwise window rows are Uint16
+  // premultiplied values when filtered horizontally first, else words, and one row between passes.
+  const passBytes = opaque
+    ? kernelMemoryBytes(kernelShape(l, to))
+    : l.windowRows * l.windowRowLength * (l.hFirst ? 2 : 4) + l.tmpLength * 2;
+  const bytes = passBytes + boxBytes + contributionBytes(l, to);
   scratchBytesCache.set(key, bytes);
   if (scratchBytesCache.size > SCRATCH_BYTES_CACHED) scratchBytesCache.delete(scratchBytesCache.keys().next().value!);
   return bytes;
+}
+
+function kernelShape(l: Layout, to: Dimensions): KernelShape {
+  const { windowRowLength, windowRows, width, outWidth, ch, cv, hFirst } = l;
+  return { windowRowLength, windowRows, width, outWidth, outHeight: to.height, ch, cv, hFirst };
 }
 
 function contributionBytes(l: Layout, to: Dimensions): number {
@@ -117,11 +128,13 @@ export class RowResizer {
   private readonly l: Layout;
   private readonly shrinker: BoxRowShrinker | null;
   private readonly boxRow: Int32Array | null;
-  /** Window rows: Int32 words, or Uint16 premultiplied values when filtered horizontally first with alpha. */
-  private readonly window: Int32Array | Uint16Array;
+  /** Opaque rows: the passes, window included, in WebAssembly. */
+  private readonly kernels: OpaqueKernels | null;
+  /** Rows with alpha: window rows as words, or Uint16 premultiplied values when filtered horizontally first. */
+  private readonly window: Int32Array | Uint16Array | null;
   private windowFirst = 0;
   private windowCount = 0;
-  private readonly tmp: Int32Array | Uint16Array | null;
+  private readonly tmp: Uint16Array | null;
   private inputRows = 0;
   /** Rows delivered to the Lanczos passes (after the box step). */
   private delivered = 0;
@@ -138,8 +151,9 @@ export class RowResizer {
     this.shrinker = l.box ? new BoxRowShrinker(from.width, l.box.fx, l.box.fy) : null;
     this.boxRow = l.box ? new Int32Array(l.box.width) : null;
     const windowLength = l.windowRows * l.windowRowLength;
-    this.window = l.hFirst && !opaque ? new Uint16Array(windowLength) : new Int32Array(windowLength);
-    this.tmp = l.tmpLength === 0 ? null : opaque ? new Int32Array(l.tmpLength) : new Uint16Array(l.tmpLength);
+    this.kernels = opaque ? new OpaqueKernels(kernelShape(l, to)) : null;
+    this.window = opaque ? null : l.hFirst ? new Uint16Array(windowLength) : new Int32Array(windowLength);
+    this.tmp = opaque || l.tmpLength === 0 ? null : new Uint16Array(l.tmpLength);
   }
 
   /** Whether the next output row still needs another input row. */
@@ -171,58 +185,49 @@ export class RowResizer {
     const { ch, cv, hFirst, width, windowRowLength } = this.l;
     const y = this.outputRow++;
     const row = cv ? cv.start[y] : y;
+    if (this.kernels) return this.kernels.emit(y, row - this.windowFirst, out, byteOffset);
     const base = (row - this.windowFirst) * windowRowLength;
-    const outWords = this.opaque ? new Int32Array(out.buffer, out.byteOffset + byteOffset, this.l.outWidth) : null;
-    const outBytes = this.opaque ? null : new Uint8ClampedArray(out.buffer, out.byteOffset + byteOffset, this.l.outWidth * 4);
+    const outBytes = new Uint8ClampedArray(out.buffer, out.byteOffset + byteOffset, this.l.outWidth * 4);
     const window = this.window;
-    if (outWords) {
-      const words = window as Int32Array;
-      if (hFirst) vRowOpaque(words, windowRowLength, base, outWords, 0, y, cv!);
-      else if (ch && cv) {
-        const tmp = this.tmp as Int32Array;
-        vRowOpaque(words, width, base, tmp, 0, y, cv);
-        hRowOpaque(tmp, 0, outWords, 0, this.l.outWidth, ch);
-      } else if (ch) hRowOpaque(words, base, outWords, 0, this.l.outWidth, ch);
-      else vRowOpaque(words, width, base, outWords, 0, y, cv!);
-      return;
-    }
-    if (hFirst) return vRowUnpremultiply(window as Uint16Array, windowRowLength, base, outBytes!, 0, y, cv!);
+    if (hFirst) return vRowUnpremultiply(window as Uint16Array, windowRowLength, base, outBytes, 0, y, cv!);
     const tmp = this.tmp as Uint16Array;
     if (ch && cv) {
       vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv);
-      hRowUnpremultiply(tmp, 0, outBytes!, 0, this.l.outWidth, ch);
+      hRowUnpremultiply(tmp, 0, outBytes, 0, this.l.outWidth, ch);
     } else if (ch) {
       hRowPremultiply(window as Int32Array, base, tmp, 0, this.l.outWidth, ch);
-      unpremultiplyRow(tmp, 0, outBytes!, 0, this.l.outWidth * 4);
+      unpremultiplyRow(tmp, 0, outBytes, 0, this.l.outWidth * 4);
     } else {
       vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv!);
-      unpremultiplyRow(tmp, 0, outBytes!, 0, width * 4);
+      unpremultiplyRow(tmp, 0, outBytes, 0, width * 4);
     }
   }
 
   /** A row after the box step: into the window, horizontally filtered first if that order was chosen. */
   private deliver(src: Int32Array, offset: number): void {
     const { ch, hFirst, width } = this.l;
-    const at = this.windowSlot();
-    if (!hFirst) (this.window as Int32Array).set(src.subarray(offset, offset + width), at);
-    else if (this.opaque) hRowOpaque(src, offset, this.window as Int32Array, at, this.l.outWidth, ch!);
+    const slot = this.windowSlot();
+    const at = slot * this.l.windowRowLength;
+    if (this.kernels) this.kernels.deliver(new Uint8Array(src.buffer, src.byteOffset + offset * 4, width * 4), slot);
+    else if (!hFirst) (this.window as Int32Array).set(src.subarray(offset, offset + width), at);
     else hRowPremultiply(src, offset, this.window as Uint16Array, at, this.l.outWidth, ch!);
     this.windowCount++;
     this.delivered++;
   }
 
-  /** Where the next delivered row goes; drops rows no later output row needs when the window is full. */
+  /** The window row the next delivered row goes to; drops rows no later output row needs when the window is full. */
   private windowSlot(): number {
     const { cv, windowRows, windowRowLength } = this.l;
     if (this.windowCount === windowRows) {
       const keepFrom = cv ? cv.start[Math.min(this.outputRow, this.to.height - 1)] : this.outputRow;
       const drop = Math.min(this.windowCount, keepFrom - this.windowFirst);
       if (drop <= 0) throw new Error('resize: window overflow');
-      this.window.copyWithin(0, drop * windowRowLength, this.windowCount * windowRowLength);
+      if (this.kernels) this.kernels.shiftWindow(drop, this.windowCount - drop);
+      else this.window!.copyWithin(0, drop * windowRowLength, this.windowCount * windowRowLength);
       this.windowFirst += drop;
       this.windowCount -= drop;
     }
-    return this.windowCount * windowRowLength;
+    return this.windowCount;
   }
 }
 

@@ -1,0 +1,32 @@
+# Sourced by codecs/build.sh: the pipeline's own WebAssembly kernels (no upstream library), as
+# src/image/codecs/wasm/kernels.wasm: the Lanczos-3 passes of src/image/stages/resize.ts for opaque
+# rows (codecs/kernels/resize.c). A standalone module without Emscripten's JavaScript: it imports
+# its memory, which resize.ts sizes and lays out itself, and needs nothing else.
+
+KERNELS_CFLAGS=(-O3 -msimd128 -DNDEBUG)
+# 64 KiB of memory at least; the module's stack (which the kernels do not use) is the first 4 KiB of it.
+KERNELS_LINK_FLAGS=(--no-entry -sSTANDALONE_WASM=1 -sIMPORTED_MEMORY=1 -sINITIAL_MEMORY=64KB -sTOTAL_STACK=4KB -sALLOW_MEMORY_GROWTH=1)
+KERNELS_ENTRY_POINTS=(codecs/kernels/resize.c)
+KERNELS_EXPORTS=(_h_row_opaque _v_row_opaque)
+
+build_kernels() {
+  local exports
+  exports=$(IFS=,; echo "${KERNELS_EXPORTS[*]}")
+  emcc "${KERNELS_CFLAGS[@]}" "$here/kernels/resize.c" "${KERNELS_LINK_FLAGS[@]}" -sEXPORTED_FUNCTIONS="$exports" -o "$out/kernels.wasm"
+  # What resize.ts relies on: the memory is the one import.
+  node -e '
+    const m = new WebAssembly.Module(require("fs").readFileSync(process.argv[1]));
+    const imports = WebAssembly.Module.imports(m).map((i) => `${i.module}.${i.name}:${i.kind}`);
+    if (imports.join() !== "env.memory:memory") { console.error("kernels.wasm imports", imports); process.exit(1); }
+  ' "$out/kernels.wasm"
+
+  record kernels package none
+  record kernels version none
+  record kernels cflags "${KERNELS_CFLAGS[*]}"
+  record kernels link_flags "${KERNELS_LINK_FLAGS[*]}"
+  record kernels exports "$exports"
+  record kernels output kernels.wasm
+  for file in "${KERNELS_ENTRY_POINTS[@]}" codecs/kernels/build.sh; do
+    record kernels entry "$file"
+  done
+}

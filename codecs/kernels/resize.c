@@ -1,0 +1,88 @@
+/*
+ * Lanczos-3 passes over opaque RGBA rows, for src/image/stages/resize.ts: the same fixed-point
+ * arithmetic as lanczos.ts's hRowOpaque and vRowOpaque (14-bit weights that sum to 1 << 14, an
+ * int32 sum per channel started at half a unit, shifted, clamped to 0..255; alpha written as 255),
+ * so the results are theirs byte for byte, with WebAssembly SIMD: each pair of taps is one
+ * i32x4.dot_i16x8_s of the pixels' channels (as int16) against the pair of weights.
+ *
+ * The module imports its memory and has no allocator: resize.ts lays out the rows, the weights and
+ * the windows in it (above the first 64 KiB, where the module keeps its stack). Weights are int16
+ * pairs: each output's list is padded with zeros to an even length.
+ */
+#include <stdint.h>
+#include <wasm_simd128.h>
+
+#define BITS 14
+#define HALF (1 << (BITS - 1))
+
+/* Four pixels' int32 sums (r, g, b, a in each) to 16 bytes of RGBA, alpha 255. */
+static inline v128_t pack4(v128_t p0, v128_t p1, v128_t p2, v128_t p3) {
+  p0 = wasm_i32x4_shr(p0, BITS);
+  p1 = wasm_i32x4_shr(p1, BITS);
+  p2 = wasm_i32x4_shr(p2, BITS);
+  p3 = wasm_i32x4_shr(p3, BITS);
+  const v128_t bytes = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(p0, p1), wasm_i16x8_narrow_i32x4(p2, p3));
+  return wasm_v128_or(bytes, wasm_i32x4_splat((int32_t)0xFF000000));
+}
+
+/*
+ * One row filtered horizontally: pixel x of dst from count[x] pixels of src starting at pixel
+ * start[x], with weights[x * stride ...] (stride even). Reads up to one pixel past an output's
+ * last tap (its weight is zero), so src needs 4 readable bytes after its row.
+ */
+void h_row_opaque(const uint8_t* src, uint32_t* dst, int dst_width, const int32_t* start, const int32_t* count,
+                  const int16_t* weights, int stride) {
+  /* Two pixels' bytes as channel pairs: r0 r1 g0 g1 b0 b1 a0 a1, then the same for the next two. */
+  const v128_t pairs = wasm_i8x16_make(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+  for (int x = 0; x < dst_width; x++) {
+    const uint8_t* p = src + start[x] * 4;
+    const int16_t* w = weights + x * stride;
+    const int n = count[x];
+    v128_t sum = wasm_i32x4_splat(HALF);
+    int k = 0;
+    for (; k + 4 <= n; k += 4, p += 16) {
+      const v128_t px = wasm_i8x16_swizzle(wasm_v128_load(p), pairs);
+      const v128_t w4 = wasm_v128_load64_zero(w + k);
+      sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(px), wasm_i32x4_shuffle(w4, w4, 0, 0, 0, 0)));
+      sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(px), wasm_i32x4_shuffle(w4, w4, 1, 1, 1, 1)));
+    }
+    for (; k < n; k += 2, p += 8) {
+      const v128_t px = wasm_i8x16_swizzle(wasm_v128_load64_zero(p), pairs);
+      sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(px), wasm_v128_load32_splat(w + k)));
+    }
+    dst[x] = (uint32_t)wasm_i32x4_extract_lane(pack4(sum, sum, sum, sum), 0);
+  }
+}
+
+/*
+ * One row filtered vertically: dst (width pixels, rounded up to a multiple of 4: that many are
+ * read from each row and written) from n rows of src, row_bytes apart, with weights[0 .. n)
+ * (padded to even with zeros).
+ */
+void v_row_opaque(const uint8_t* src, int row_bytes, uint8_t* dst, int width, const int16_t* weights, int n) {
+  for (int x = 0; x < width * 4; x += 16) {
+    v128_t p0 = wasm_i32x4_splat(HALF), p1 = p0, p2 = p0, p3 = p0;
+    const uint8_t* p = src + x;
+    int k = 0;
+    for (; k + 1 < n; k += 2, p += 2 * row_bytes) {
+      const v128_t a = wasm_v128_load(p), b = wasm_v128_load(p + row_bytes);
+      const v128_t w = wasm_v128_load32_splat(weights + k);
+      const v128_t lo = wasm_i8x16_shuffle(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      const v128_t hi = wasm_i8x16_shuffle(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+      p0 = wasm_i32x4_add(p0, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(lo), w));
+      p1 = wasm_i32x4_add(p1, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(lo), w));
+      p2 = wasm_i32x4_add(p2, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(hi), w));
+      p3 = wasm_i32x4_add(p3, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(hi), w));
+    }
+    if (k < n) {
+      const v128_t a = wasm_v128_load(p);
+      const v128_t w = wasm_i32x4_splat(weights[k]);
+      const v128_t lo = wasm_u16x8_extend_low_u8x16(a), hi = wasm_u16x8_extend_high_u8x16(a);
+      p0 = wasm_i32x4_add(p0, wasm_i32x4_mul(wasm_u32x4_extend_low_u16x8(lo), w));
+      p1 = wasm_i32x4_add(p1, wasm_i32x4_mul(wasm_u32x4_extend_high_u16x8(lo), w));
+      p2 = wasm_i32x4_add(p2, wasm_i32x4_mul(wasm_u32x4_extend_low_u16x8(hi), w));
+      p3 = wasm_i32x4_add(p3, wasm_i32x4_mul(wasm_u32x4_extend_high_u16x8(hi), w));
+    }
+    wasm_v128_store(dst + x, pack4(p0, p1, p2, p3));
+  }
+}
