@@ -3,7 +3,7 @@ import { largestFitting, MB, peakBytes, pixelsOf, type MemoryPlan } from './memo
 import type { Colour, Region } from './operations';
 import { ATTENTION_SIDE } from './smart-crop';
 import { orientedFrameChannels } from './stages/oriented-frame';
-import { resizeScratchBytes } from './stages/resize';
+import { resizeScratchBytes, resizeScratchBytesEither } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
 import type { Dimensions, ImageFormat } from './types';
 
@@ -167,7 +167,7 @@ export function holdsResizedPicture(plan: ProcessingPlan): boolean {
 /** Attention's copy of the held picture at ATTENTION_SIDE (smart-crop.ts), upright, and the resize to it. */
 function attentionCopyBytes(picture: Dimensions): number {
   const side = { width: ATTENTION_SIDE, height: ATTENTION_SIDE };
-  return 2 * pixelsOf(side) * 4 + resizeScratchBytes(picture, side, false);
+  return 2 * pixelsOf(side) * 4 + resizeScratchBytesEither(picture, side);
 }
 
 /** The size a smart crop looks at: the resized picture (stored orientation), reduced to SMART_CROP_MAX_PIXELS. */
@@ -184,7 +184,7 @@ export function smartCropSize(resized: Dimensions): Dimensions {
  */
 function entropyPassBytes(decoded: Dimensions, resized: Dimensions): number {
   const size = smartCropSize(resized);
-  return 2 * pixelsOf(size) * 4 + resizeScratchBytes(decoded, size) + band(size.width);
+  return 2 * pixelsOf(size) * 4 + resizeScratchBytesEither(decoded, size) + band(size.width);
 }
 
 /** What the encoder is told about its result. */

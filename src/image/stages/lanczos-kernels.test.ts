@@ -16,7 +16,7 @@ import type { RgbaImage } from '../types';
 function reference(image: RgbaImage, targetWidth: number, targetHeight: number, columns = { x: 0, width: targetWidth }): Uint8Array {
   const fx = boxShrinkFactor(image.width, targetWidth);
   const fy = boxShrinkFactor(image.height, targetHeight);
-  let words = new Int32Array(image.data.slice().buffer);
+  let words: Int32Array = new Int32Array(image.data.slice().buffer);
   let { width, height } = image;
   if (fx > 1 || fy > 1) ({ words, width, height } = boxShrinkOpaque(words, width, height, fx, fy));
   const all = width !== targetWidth ? contributions(width, targetWidth, image.width / fx / targetWidth) : null;

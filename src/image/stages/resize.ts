@@ -110,6 +110,11 @@ export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = tr
   return bytes;
 }
 
+/** resizeScratchBytes for a picture that may or may not be opaque (the two paths hold different buffers). */
+export function resizeScratchBytesEither(from: Dimensions, to: Dimensions): number {
+  return Math.max(resizeScratchBytes(from, to, true), resizeScratchBytes(from, to, false));
+}
+
 function kernelShape(l: Layout, to: Dimensions): KernelShape {
   const { windowRowLength, windowRows, width, outWidth, ch, cv, hFirst } = l;
   return { windowRowLength, windowRows, width, outWidth, outHeight: to.height, ch, cv, hFirst };
