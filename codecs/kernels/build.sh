@@ -1,13 +1,13 @@
 # Sourced by codecs/build.sh: the pipeline's own WebAssembly kernels (no upstream library), as
-# src/image/codecs/wasm/kernels.wasm: the Lanczos-3 passes of src/image/stages/resize.ts for opaque
-# rows (codecs/kernels/resize.c). A standalone module without Emscripten's JavaScript: it imports
+# src/image/codecs/wasm/kernels.wasm: the Lanczos-3 passes of src/image/stages/resize.ts
+# (codecs/kernels/resize.c). A standalone module without Emscripten's JavaScript: it imports
 # its memory, which resize.ts sizes and lays out itself, and needs nothing else.
 
 KERNELS_CFLAGS=(-O3 -msimd128 -DNDEBUG)
 # 64 KiB of memory at least; the module's stack (which the kernels do not use) is the first 4 KiB of it.
 KERNELS_LINK_FLAGS=(--no-entry -sSTANDALONE_WASM=1 -sIMPORTED_MEMORY=1 -sINITIAL_MEMORY=64KB -sTOTAL_STACK=4KB -sALLOW_MEMORY_GROWTH=1)
 KERNELS_ENTRY_POINTS=(codecs/kernels/resize.c)
-KERNELS_EXPORTS=(_h_row_opaque _v_row_opaque)
+KERNELS_EXPORTS=(_h_row_opaque _v_row_opaque _h_row_premultiply _v_row_premultiply _h_row_unpremultiply _v_row_unpremultiply _unpremultiply_row)
 
 build_kernels() {
   local exports

@@ -1,9 +1,13 @@
 /*
- * Lanczos-3 passes over opaque RGBA rows, for src/image/stages/resize.ts: the same fixed-point
- * arithmetic as lanczos.ts's hRowOpaque and vRowOpaque (14-bit weights that sum to 1 << 14, an
- * int32 sum per channel started at half a unit, shifted, clamped to 0..255; alpha written as 255),
- * so the results are theirs byte for byte, with WebAssembly SIMD: each pair of taps is one
- * i32x4.dot_i16x8_s of the pixels' channels (as int16) against the pair of weights.
+ * Lanczos-3 passes over RGBA rows, for src/image/stages/resize.ts, with WebAssembly SIMD and the
+ * fixed-point arithmetic of src/image/stages/lanczos.ts (14-bit weights that sum to 1 << 14, an
+ * int32 sum per channel started at half a unit, shifted and clamped), so that the results are the
+ * TypeScript passes' byte for byte:
+ * - opaque rows: colour channels to 0..255, alpha written as 255; each pair of taps is one
+ *   i32x4.dot_i16x8_s of the pixels' channels (as int16) against the pair of weights;
+ * - rows with transparency: filtered premultiplied (colour * alpha and alpha * 255, 0..65025, as
+ *   uint16 between the passes) and divided back at the end in double precision, rounded half to
+ *   even and clamped as a Uint8ClampedArray store does; a pixel whose alpha rounds to 0 is 0,0,0,0.
  *
  * The module imports its memory and has no allocator: resize.ts lays out the rows, the weights and
  * the windows in it (above the first 64 KiB, where the module keeps its stack). Weights are int16
@@ -85,4 +89,99 @@ void v_row_opaque(const uint8_t* src, int row_bytes, uint8_t* dst, int width, co
     }
     wasm_v128_store(dst + x, pack4(p0, p1, p2, p3));
   }
+}
+
+/* ---- rows with transparency ---- */
+
+#define PMAX 65025
+
+/* r, g, b of a premultiplied sum shifted down; alpha (the sum of weight * alpha) times 255, rounded. */
+static inline v128_t premultiplied_result(v128_t sum) {
+  const v128_t scaled = wasm_i32x4_add(wasm_i32x4_mul(sum, wasm_i32x4_make(1, 1, 1, 255)), wasm_i32x4_make(0, 0, 0, HALF));
+  const v128_t shifted = wasm_i32x4_shr(scaled, BITS);
+  return wasm_i32x4_min(wasm_i32x4_max(shifted, wasm_i32x4_splat(0)), wasm_i32x4_splat(PMAX));
+}
+
+/* One tap of a premultiplying pass: weight * alpha times r, g, b, and times 1 for the alpha sum. */
+static inline v128_t premultiplied_tap(uint32_t pixel, int32_t weight) {
+  const v128_t channels = wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_i32x4_splat((int32_t)pixel)));
+  const v128_t colour_and_one = wasm_v128_or(wasm_v128_and(channels, wasm_i32x4_make(-1, -1, -1, 0)), wasm_i32x4_make(0, 0, 0, 1));
+  return wasm_i32x4_mul(colour_and_one, wasm_i32x4_splat(weight * (int32_t)(pixel >> 24)));
+}
+
+static inline void store_premultiplied(uint16_t* dst, v128_t values) {
+  wasm_v128_store64_lane(dst, wasm_u16x8_narrow_i32x4(values, values), 0);
+}
+
+/* h_row_opaque's taps over a row with transparency, premultiplied, into 4 uint16 values a pixel. */
+void h_row_premultiply(const uint32_t* src, uint16_t* dst, int dst_width, const int32_t* start, const int32_t* count,
+                       const int16_t* weights, int stride) {
+  for (int x = 0; x < dst_width; x++) {
+    const uint32_t* p = src + start[x];
+    const int16_t* w = weights + x * stride;
+    v128_t sum = wasm_i32x4_make(HALF, HALF, HALF, 0);
+    for (int k = 0; k < count[x]; k++) sum = wasm_i32x4_add(sum, premultiplied_tap(p[k], w[k]));
+    store_premultiplied(dst + x * 4, premultiplied_result(sum));
+  }
+}
+
+/* v_row_opaque's taps over rows with transparency (pixels, row_pixels apart), premultiplied. */
+void v_row_premultiply(const uint32_t* src, int row_pixels, uint16_t* dst, int width, const int16_t* weights, int n) {
+  for (int x = 0; x < width; x++) {
+    const uint32_t* p = src + x;
+    v128_t sum = wasm_i32x4_make(HALF, HALF, HALF, 0);
+    for (int k = 0; k < n; k++, p += row_pixels) sum = wasm_i32x4_add(sum, premultiplied_tap(*p, weights[k]));
+    store_premultiplied(dst + x * 4, premultiplied_result(sum));
+  }
+}
+
+/* A value a Uint8ClampedArray stores: clamped to 0..255, rounded half to even (f64.nearest). */
+static inline uint8_t clamped_byte(double v) {
+  return v > 0 ? (v < 255 ? (uint8_t)__builtin_rint(v) : 255) : 0;
+}
+
+/* Premultiplied sums (shifted down) back to RGBA; alpha that rounds to 0 makes 0,0,0,0. */
+static inline void unpremultiply(uint8_t* dst, v128_t sum) {
+  const int32_t pa = wasm_i32x4_extract_lane(sum, 3);
+  if (pa < 128) {
+    *(uint32_t*)dst = 0;
+    return;
+  }
+  const double inv = 255.0 / pa;
+  dst[0] = clamped_byte(wasm_i32x4_extract_lane(sum, 0) * inv);
+  dst[1] = clamped_byte(wasm_i32x4_extract_lane(sum, 1) * inv);
+  dst[2] = clamped_byte(wasm_i32x4_extract_lane(sum, 2) * inv);
+  dst[3] = clamped_byte(pa / 255.0);
+}
+
+/* One tap over premultiplied values: all four times the weight (values up to 65025 need int32). */
+static inline v128_t values_tap(const uint16_t* values, int32_t weight) {
+  return wasm_i32x4_mul(wasm_u32x4_extend_low_u16x8(wasm_v128_load64_zero(values)), wasm_i32x4_splat(weight));
+}
+
+/* The second pass, horizontal: premultiplied values (4 a pixel) to RGBA. */
+void h_row_unpremultiply(const uint16_t* src, uint8_t* dst, int dst_width, const int32_t* start, const int32_t* count,
+                         const int16_t* weights, int stride) {
+  for (int x = 0; x < dst_width; x++) {
+    const uint16_t* p = src + start[x] * 4;
+    const int16_t* w = weights + x * stride;
+    v128_t sum = wasm_i32x4_splat(HALF);
+    for (int k = 0; k < count[x]; k++) sum = wasm_i32x4_add(sum, values_tap(p + k * 4, w[k]));
+    unpremultiply(dst + x * 4, wasm_i32x4_shr(sum, BITS));
+  }
+}
+
+/* The second pass, vertical: premultiplied rows (row_values apart) to RGBA. */
+void v_row_unpremultiply(const uint16_t* src, int row_values, uint8_t* dst, int width, const int16_t* weights, int n) {
+  for (int x = 0; x < width; x++) {
+    const uint16_t* p = src + x * 4;
+    v128_t sum = wasm_i32x4_splat(HALF);
+    for (int k = 0; k < n; k++, p += row_values) sum = wasm_i32x4_add(sum, values_tap(p, weights[k]));
+    unpremultiply(dst + x * 4, wasm_i32x4_shr(sum, BITS));
+  }
+}
+
+/* Premultiplied values of a row filtered along one axis only, back to RGBA. */
+void unpremultiply_row(const uint16_t* src, uint8_t* dst, int pixels) {
+  for (int x = 0; x < pixels; x++) unpremultiply(dst + x * 4, wasm_u32x4_extend_low_u16x8(wasm_v128_load64_zero(src + x * 4)));
 }

@@ -2,12 +2,12 @@ import kernelsModule from '../codecs/wasm/kernels.wasm';
 import type { Contributions } from './lanczos';
 
 /*
- * The Lanczos-3 passes over opaque rows in WebAssembly SIMD (codecs/kernels/resize.c): the same
- * arithmetic as lanczos.ts's hRowOpaque and vRowOpaque, byte for byte, about seven times as fast
- * (docs/performance.md). resize.ts keeps the window of rows and decides the order of the passes;
- * the rows, the window and the filters live in the kernels' memory, laid out here. Each resize
- * has its own memory of exactly this layout's size (WebAssembly memory never shrinks), dropped
- * with it.
+ * The Lanczos-3 passes in WebAssembly SIMD (codecs/kernels/resize.c), opaque or premultiplied, with
+ * lanczos.ts's arithmetic (the TypeScript passes the pipeline ran before: the same bytes, four to
+ * seven times as fast; docs/performance.md). resize.ts keeps the window of rows and decides the
+ * order of the passes; the rows, the window and the filters live in the kernels' memory, laid out
+ * here. Each resize has its own memory of exactly this layout's size (WebAssembly memory never
+ * shrinks), dropped with it.
  */
 
 const PAGE_BYTES = 65_536;
@@ -19,10 +19,11 @@ const RESERVED_BYTES = PAGE_BYTES;
  */
 const SLACK_BYTES = 16;
 
-/** What the opaque passes of one resize need (resize.ts's layout). */
+/** What the passes of one resize need (resize.ts's layout). */
 export interface KernelShape {
-  /** Columns of a window row: the Lanczos input width (vertical first) or the output columns (horizontal first). */
-  windowRowLength: number;
+  opaque: boolean;
+  /** Pixels of a window row: the Lanczos input width (vertical first) or the output columns (horizontal first). */
+  windowRowPixels: number;
   windowRows: number;
   /** Width of the rows the passes read: after the box step. */
   width: number;
@@ -56,19 +57,27 @@ const pairStride = (c: Contributions, size: number) => {
   return longest + (longest & 1);
 };
 
+/**
+ * Bytes of a window row: RGBA pixels, or, filtered horizontally first with transparency, four
+ * premultiplied uint16 values a pixel.
+ */
+const windowRowBytes = ({ opaque, hFirst, windowRowPixels }: KernelShape) => windowRowPixels * (hFirst && !opaque ? 8 : 4);
+
 function offsets(shape: KernelShape): Offsets {
-  const { ch, cv, hFirst, width, outWidth, outHeight } = shape;
+  const { ch, cv, hFirst, opaque, width, outWidth, outHeight } = shape;
   let at = RESERVED_BYTES;
   const take = (bytes: number) => {
     const start = at;
     at += align(bytes + SLACK_BYTES);
     return start;
   };
-  const window = take(shape.windowRows * shape.windowRowLength * 4);
+  const window = take(shape.windowRows * windowRowBytes(shape));
   // A row for the horizontal pass to read from when its result goes into the window.
   const input = hFirst ? take(width * 4) : 0;
-  // Vertical then horizontal: the vertically filtered row in between.
-  const tmp = !hFirst && ch && cv ? take(groupsOf4(width) * 4) : 0;
+  // The row between the passes (vertical first): RGBA when opaque (both passes), premultiplied
+  // values otherwise (also after a single pass, which unpremultiplies it into the output).
+  const tmpPixels = cv ? width : outWidth;
+  const tmp = hFirst ? 0 : opaque ? (ch && cv ? take(groupsOf4(width) * 4) : 0) : take(tmpPixels * 8);
   const out = take(groupsOf4(outWidth) * 4);
   const hStride = ch ? pairStride(ch, outWidth) : 0;
   const hStart = ch ? take(outWidth * 4) : 0;
@@ -87,22 +96,27 @@ export function kernelMemoryBytes(shape: KernelShape): number {
 interface Exports {
   h_row_opaque(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
   v_row_opaque(src: number, rowBytes: number, dst: number, width: number, weights: number, taps: number): void;
+  h_row_premultiply(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
+  v_row_premultiply(src: number, rowPixels: number, dst: number, width: number, weights: number, taps: number): void;
+  h_row_unpremultiply(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
+  v_row_unpremultiply(src: number, rowValues: number, dst: number, width: number, weights: number, taps: number): void;
+  unpremultiply_row(src: number, dst: number, pixels: number): void;
 }
 
-/** The opaque passes of one resize, on a memory of its own: rows go in as bytes and come out as bytes. */
-export class OpaqueKernels {
+/** The passes of one resize, on a memory of their own: rows go in as RGBA bytes and come out as RGBA bytes. */
+export class LanczosKernels {
   private readonly at: Offsets;
   private readonly heap: Uint8Array;
-  private readonly exports: Exports;
+  private readonly k: Exports;
   private readonly rowBytes: number;
 
   constructor(private readonly shape: KernelShape) {
     const at = offsets(shape);
     this.at = at;
     const memory = new WebAssembly.Memory({ initial: at.bytes / PAGE_BYTES, maximum: at.bytes / PAGE_BYTES });
-    this.exports = new WebAssembly.Instance(kernelsModule, { env: { memory } }).exports as unknown as Exports;
+    this.k = new WebAssembly.Instance(kernelsModule, { env: { memory } }).exports as unknown as Exports;
     this.heap = new Uint8Array(memory.buffer);
-    this.rowBytes = shape.windowRowLength * 4;
+    this.rowBytes = windowRowBytes(shape);
     const { ch, cv, outWidth, outHeight } = shape;
     if (ch) {
       new Int32Array(memory.buffer, at.hStart, outWidth).set(ch.start.subarray(0, outWidth));
@@ -112,37 +126,53 @@ export class OpaqueKernels {
     if (cv) pairWeights(cv, outHeight, new Int16Array(memory.buffer, at.vWeights, outHeight * at.vStride), at.vStride);
   }
 
-  get bytes(): number {
-    return this.at.bytes;
-  }
-
   /** Puts a row (after the box step) into window row `slot`: as it is, or filtered horizontally first. */
   deliver(row: Uint8Array, slot: number): void {
-    const { heap, at, shape } = this;
+    const { heap, at, shape, k } = this;
     const target = at.window + slot * this.rowBytes;
     if (!shape.hFirst) return heap.set(row, target);
     heap.set(row, at.input);
-    this.exports.h_row_opaque(at.input, target, shape.outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    const horizontal = shape.opaque ? k.h_row_opaque : k.h_row_premultiply;
+    horizontal(at.input, target, shape.outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
   }
 
   /** Output row y from the window rows starting at slot `first`, into out[byteOffset..]. */
   emit(y: number, first: number, out: Uint8Array, byteOffset: number): void {
-    const { heap, at, shape, exports } = this;
-    const { ch, cv, hFirst, outWidth, width } = shape;
-    const source = at.window + first * this.rowBytes;
-    const vertical = (dst: number, columns: number) => exports.v_row_opaque(source, this.rowBytes, dst, columns, at.vWeights + y * at.vStride * 2, cv!.count[y]);
-    if (hFirst || !ch) vertical(at.out, outWidth);
-    else if (cv) {
-      vertical(at.tmp, width);
-      exports.h_row_opaque(at.tmp, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
-    } else exports.h_row_opaque(source, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
-    out.set(heap.subarray(at.out, at.out + outWidth * 4), byteOffset);
+    const { heap, at, shape } = this;
+    if (shape.opaque) this.emitOpaque(y, at.window + first * this.rowBytes);
+    else this.emitPremultiplied(y, at.window + first * this.rowBytes);
+    out.set(heap.subarray(at.out, at.out + shape.outWidth * 4), byteOffset);
   }
 
   /** Moves window rows [from, from + rows) to the window's start. */
   shiftWindow(from: number, rows: number): void {
     const start = this.at.window;
     this.heap.copyWithin(start, start + from * this.rowBytes, start + (from + rows) * this.rowBytes);
+  }
+
+  private emitOpaque(y: number, source: number): void {
+    const { at, shape, k } = this;
+    const { ch, cv, hFirst, outWidth, width } = shape;
+    const vertical = (dst: number, columns: number) => k.v_row_opaque(source, this.rowBytes, dst, columns, this.vWeights(y), cv!.count[y]);
+    if (hFirst || !ch) vertical(at.out, outWidth);
+    else if (cv) {
+      vertical(at.tmp, width);
+      k.h_row_opaque(at.tmp, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    } else k.h_row_opaque(source, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+  }
+
+  private emitPremultiplied(y: number, source: number): void {
+    const { at, shape, k } = this;
+    const { ch, cv, hFirst, outWidth, width } = shape;
+    if (hFirst) return k.v_row_unpremultiply(source, this.rowBytes / 2, at.out, outWidth, this.vWeights(y), cv!.count[y]);
+    if (cv) k.v_row_premultiply(source, width, at.tmp, width, this.vWeights(y), cv.count[y]);
+    else k.h_row_premultiply(source, at.tmp, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    if (ch && cv) k.h_row_unpremultiply(at.tmp, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    else k.unpremultiply_row(at.tmp, at.out, outWidth);
+  }
+
+  private vWeights(y: number): number {
+    return this.at.vWeights + y * this.at.vStride * 2;
   }
 }
 

@@ -1,9 +1,6 @@
 import { BoxRowShrinker, boxShrinkFactor } from './box-shrink';
-import {
-  contributions, hRowPremultiply, hRowUnpremultiply, unpremultiplyRow, vRowPremultiply,
-  vRowUnpremultiply, type Contributions,
-} from './lanczos';
-import { kernelMemoryBytes, OpaqueKernels, type KernelShape } from './lanczos-kernels';
+import { contributions, type Contributions } from './lanczos';
+import { kernelMemoryBytes, LanczosKernels, type KernelShape } from './lanczos-kernels';
 import { pixelWords } from './pixels';
 import type { RowSource } from './rows';
 import type { Dimensions, RgbaImage } from '../types';
@@ -14,8 +11,8 @@ import type { Dimensions, RgbaImage } from '../types';
  * - Large reductions of opaque images start with a box filter down to at least twice the target
  *   size (box-shrink.ts), as vips_resize does with its default gap. Images with transparency
  *   skip it: averaging colour without alpha weighting would make fringes.
- * - Opaque rows are filtered by our WebAssembly SIMD kernels (lanczos-kernels.ts), in a memory of
- *   their own that holds the window; rows with transparency by lanczos.ts's premultiplied passes.
+ * - The passes are our WebAssembly SIMD kernels (lanczos-kernels.ts), in a memory of their own that
+ *   holds the window.
  * - Of the two pass orders the one doing fewer multiply-adds is used: horizontal first keeps a
  *   window of filtered (narrow) rows, vertical first a window of input rows. An axis whose size
  *   does not change is not filtered. Either way the result is the same as filtering the whole
@@ -40,10 +37,8 @@ interface Layout {
   /** The window holds horizontally filtered rows (true) or rows before any Lanczos pass (false). */
   hFirst: boolean;
   windowRows: number;
-  /** Values (words, or Uint16 for premultiplied rows) per window row. */
-  windowRowLength: number;
-  /** Values of the one-row buffer between the passes (premultiplied or v-first orders). */
-  tmpLength: number;
+  /** Pixels of a window row. */
+  windowRowPixels: number;
 }
 
 /** Output columns x..x+width-1 of a resize: what a following cut keeps (cover), so no other column is made. */
@@ -68,9 +63,7 @@ function layout(from: Dimensions, to: Dimensions, opaque: boolean, columns: Colu
   const hFirst = ch !== null && cv !== null && height * ch.taps + outWidth * cv.taps <= width * cv.taps + to.height * ch.taps;
   let maxTaps = 1;
   if (cv) for (let o = 0; o < to.height; o++) maxTaps = Math.max(maxTaps, cv.count[o]);
-  const windowRowLength = hFirst ? (opaque ? outWidth : outWidth * 4) : width;
-  const tmpLength = opaque ? (hFirst || !ch || !cv ? 0 : width) : hFirst ? 0 : 4 * (cv ? width : outWidth);
-  return { box, width, height, outWidth, ch, cv, hFirst, windowRows: maxTaps + WINDOW_SLACK, windowRowLength, tmpLength };
+  return { box, width, height, outWidth, ch, cv, hFirst, windowRows: maxTaps + WINDOW_SLACK, windowRowPixels: hFirst ? outWidth : width };
 }
 
 function sliceContributions(c: Contributions, { x, width }: Columns): Contributions {
@@ -99,12 +92,7 @@ export function resizeScratchBytes(from: Dimensions, to: Dimensions, opaque = tr
   if (cached !== undefined) return cached;
   const l = layout(from, to, opaque, columns);
   const boxBytes = l.box ? l.box.width * (3 * 8 + 4) : 0;
-  // Opaque: the window and row buffers are the kernels' memory. Otherwise window rows are Uint16
-  // premultiplied values when filtered horizontally first, else words, and one row between passes.
-  const passBytes = opaque
-    ? kernelMemoryBytes(kernelShape(l, to))
-    : l.windowRows * l.windowRowLength * (l.hFirst ? 2 : 4) + l.tmpLength * 2;
-  const bytes = passBytes + boxBytes + contributionBytes(l, to);
+  const bytes = kernelMemoryBytes(kernelShape(l, to, opaque)) + boxBytes + contributionBytes(l, to);
   scratchBytesCache.set(key, bytes);
   if (scratchBytesCache.size > SCRATCH_BYTES_CACHED) scratchBytesCache.delete(scratchBytesCache.keys().next().value!);
   return bytes;
@@ -115,9 +103,9 @@ export function resizeScratchBytesEither(from: Dimensions, to: Dimensions): numb
   return Math.max(resizeScratchBytes(from, to, true), resizeScratchBytes(from, to, false));
 }
 
-function kernelShape(l: Layout, to: Dimensions): KernelShape {
-  const { windowRowLength, windowRows, width, outWidth, ch, cv, hFirst } = l;
-  return { windowRowLength, windowRows, width, outWidth, outHeight: to.height, ch, cv, hFirst };
+function kernelShape(l: Layout, to: Dimensions, opaque: boolean): KernelShape {
+  const { windowRowPixels, windowRows, width, outWidth, ch, cv, hFirst } = l;
+  return { opaque, windowRowPixels, windowRows, width, outWidth, outHeight: to.height, ch, cv, hFirst };
 }
 
 function contributionBytes(l: Layout, to: Dimensions): number {
@@ -133,13 +121,10 @@ export class RowResizer {
   private readonly l: Layout;
   private readonly shrinker: BoxRowShrinker | null;
   private readonly boxRow: Int32Array | null;
-  /** Opaque rows: the passes, window included, in WebAssembly. */
-  private readonly kernels: OpaqueKernels | null;
-  /** Rows with alpha: window rows as words, or Uint16 premultiplied values when filtered horizontally first. */
-  private readonly window: Int32Array | Uint16Array | null;
+  /** The passes and their window of rows. */
+  private readonly kernels: LanczosKernels;
   private windowFirst = 0;
   private windowCount = 0;
-  private readonly tmp: Uint16Array | null;
   private inputRows = 0;
   /** Rows delivered to the Lanczos passes (after the box step). */
   private delivered = 0;
@@ -155,10 +140,7 @@ export class RowResizer {
     this.l = l;
     this.shrinker = l.box ? new BoxRowShrinker(from.width, l.box.fx, l.box.fy) : null;
     this.boxRow = l.box ? new Int32Array(l.box.width) : null;
-    const windowLength = l.windowRows * l.windowRowLength;
-    this.kernels = opaque ? new OpaqueKernels(kernelShape(l, to)) : null;
-    this.window = opaque ? null : l.hFirst ? new Uint16Array(windowLength) : new Int32Array(windowLength);
-    this.tmp = opaque || l.tmpLength === 0 ? null : new Uint16Array(l.tmpLength);
+    this.kernels = new LanczosKernels(kernelShape(l, to, opaque));
   }
 
   /** Whether the next output row still needs another input row. */
@@ -187,48 +169,26 @@ export class RowResizer {
 
   /** Writes the next output row (outWidth RGBA pixels) at out[byteOffset]; only when !wantsInput(). */
   emit(out: Uint8Array, byteOffset: number): void {
-    const { ch, cv, hFirst, width, windowRowLength } = this.l;
+    const { cv } = this.l;
     const y = this.outputRow++;
-    const row = cv ? cv.start[y] : y;
-    if (this.kernels) return this.kernels.emit(y, row - this.windowFirst, out, byteOffset);
-    const base = (row - this.windowFirst) * windowRowLength;
-    const outBytes = new Uint8ClampedArray(out.buffer, out.byteOffset + byteOffset, this.l.outWidth * 4);
-    const window = this.window;
-    if (hFirst) return vRowUnpremultiply(window as Uint16Array, windowRowLength, base, outBytes, 0, y, cv!);
-    const tmp = this.tmp as Uint16Array;
-    if (ch && cv) {
-      vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv);
-      hRowUnpremultiply(tmp, 0, outBytes, 0, this.l.outWidth, ch);
-    } else if (ch) {
-      hRowPremultiply(window as Int32Array, base, tmp, 0, this.l.outWidth, ch);
-      unpremultiplyRow(tmp, 0, outBytes, 0, this.l.outWidth * 4);
-    } else {
-      vRowPremultiply(window as Int32Array, width, base, tmp, 0, y, cv!);
-      unpremultiplyRow(tmp, 0, outBytes, 0, width * 4);
-    }
+    this.kernels.emit(y, (cv ? cv.start[y] : y) - this.windowFirst, out, byteOffset);
   }
 
   /** A row after the box step: into the window, horizontally filtered first if that order was chosen. */
   private deliver(src: Int32Array, offset: number): void {
-    const { ch, hFirst, width } = this.l;
-    const slot = this.windowSlot();
-    const at = slot * this.l.windowRowLength;
-    if (this.kernels) this.kernels.deliver(new Uint8Array(src.buffer, src.byteOffset + offset * 4, width * 4), slot);
-    else if (!hFirst) (this.window as Int32Array).set(src.subarray(offset, offset + width), at);
-    else hRowPremultiply(src, offset, this.window as Uint16Array, at, this.l.outWidth, ch!);
+    this.kernels.deliver(new Uint8Array(src.buffer, src.byteOffset + offset * 4, this.l.width * 4), this.windowSlot());
     this.windowCount++;
     this.delivered++;
   }
 
   /** The window row the next delivered row goes to; drops rows no later output row needs when the window is full. */
   private windowSlot(): number {
-    const { cv, windowRows, windowRowLength } = this.l;
+    const { cv, windowRows } = this.l;
     if (this.windowCount === windowRows) {
       const keepFrom = cv ? cv.start[Math.min(this.outputRow, this.to.height - 1)] : this.outputRow;
       const drop = Math.min(this.windowCount, keepFrom - this.windowFirst);
       if (drop <= 0) throw new Error('resize: window overflow');
-      if (this.kernels) this.kernels.shiftWindow(drop, this.windowCount - drop);
-      else this.window!.copyWithin(0, drop * windowRowLength, this.windowCount * windowRowLength);
+      this.kernels.shiftWindow(drop, this.windowCount - drop);
       this.windowFirst += drop;
       this.windowCount -= drop;
     }
