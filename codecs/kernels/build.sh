@@ -4,7 +4,7 @@
 # its memory, which resize.ts sizes and lays out itself, and needs nothing else.
 
 KERNELS_CFLAGS=(-O3 -msimd128 -DNDEBUG)
-# 64 KiB of memory at least; the module's stack (which the kernels do not use) is the first 4 KiB of it.
+# 64 KiB of memory at least; the module's static data and 4 KiB stack (which the kernels do not use) lie at its start.
 KERNELS_LINK_FLAGS=(--no-entry -sSTANDALONE_WASM=1 -sIMPORTED_MEMORY=1 -sINITIAL_MEMORY=64KB -sTOTAL_STACK=4KB -sALLOW_MEMORY_GROWTH=1)
 KERNELS_ENTRY_POINTS=(codecs/kernels/resize.c)
 KERNELS_EXPORTS=(_h_row_opaque _v_row_opaque _h_row_premultiply _v_row_premultiply _h_row_unpremultiply _v_row_unpremultiply _unpremultiply_row)
@@ -13,11 +13,15 @@ build_kernels() {
   local exports
   exports=$(IFS=,; echo "${KERNELS_EXPORTS[*]}")
   emcc "${KERNELS_CFLAGS[@]}" "$here/kernels/resize.c" "${KERNELS_LINK_FLAGS[@]}" -sEXPORTED_FUNCTIONS="$exports" -o "$out/kernels.wasm"
-  # What resize.ts relies on: the memory is the one import.
+  # What lanczos-kernels.ts relies on: the memory is the one import, and the module's static data and
+  # stack end below 8 KiB, where the buffers it is given start.
   node -e '
     const m = new WebAssembly.Module(require("fs").readFileSync(process.argv[1]));
     const imports = WebAssembly.Module.imports(m).map((i) => `${i.module}.${i.name}:${i.kind}`);
     if (imports.join() !== "env.memory:memory") { console.error("kernels.wasm imports", imports); process.exit(1); }
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1 });
+    const top = new WebAssembly.Instance(m, { env: { memory } }).exports.stackSave();
+    if (top > 8192) { console.error("kernels.wasm: stack top", top); process.exit(1); }
   ' "$out/kernels.wasm"
 
   record kernels package none

@@ -11,8 +11,11 @@ import type { Contributions } from './lanczos';
  */
 
 const PAGE_BYTES = 65_536;
-/** The module keeps its stack in the first 4 KiB (codecs/kernels/build.sh); buffers start above its first page. */
-const RESERVED_BYTES = PAGE_BYTES;
+/**
+ * Where the buffers start: below lie the module's own static data and its 4 KiB stack (which the
+ * kernels do not use; codecs/kernels/build.sh checks that they end below this).
+ */
+const RESERVED_BYTES = 8192;
 /**
  * Bytes readable and writable past every buffer: the vertical pass works in groups of four pixels
  * (up to 12 bytes past a row), the horizontal one reads one pixel past an output's last tap.
@@ -101,23 +104,42 @@ interface Exports {
   h_row_unpremultiply(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
   v_row_unpremultiply(src: number, rowValues: number, dst: number, width: number, weights: number, taps: number): void;
   unpremultiply_row(src: number, dst: number, pixels: number): void;
+  stackSave(): number;
 }
 
-/** The passes of one resize, on a memory of their own: rows go in as RGBA bytes and come out as RGBA bytes. */
+/**
+ * The passes of one resize, on a memory of their own: rows go in as RGBA bytes and come out as RGBA
+ * bytes. The filters' weights are copied into the memory (as int16, half their size in lanczos.ts),
+ * so the caller need not keep its own.
+ */
 export class LanczosKernels {
   private readonly at: Offsets;
   private readonly heap: Uint8Array;
   private readonly k: Exports;
   private readonly rowBytes: number;
+  private readonly opaque: boolean;
+  private readonly hFirst: boolean;
+  private readonly horizontal: boolean;
+  /** Taps of each output row's vertical filter. */
+  private readonly vCount: Int32Array | null;
+  private readonly width: number;
+  private readonly outWidth: number;
 
-  constructor(private readonly shape: KernelShape) {
+  constructor(shape: KernelShape) {
     const at = offsets(shape);
     this.at = at;
     const memory = new WebAssembly.Memory({ initial: at.bytes / PAGE_BYTES, maximum: at.bytes / PAGE_BYTES });
     this.k = new WebAssembly.Instance(kernelsModule, { env: { memory } }).exports as unknown as Exports;
+    if (this.k.stackSave() > RESERVED_BYTES) throw new Error('resize kernels: the module reaches into the buffers');
     this.heap = new Uint8Array(memory.buffer);
     this.rowBytes = windowRowBytes(shape);
     const { ch, cv, outWidth, outHeight } = shape;
+    this.opaque = shape.opaque;
+    this.hFirst = shape.hFirst;
+    this.horizontal = ch !== null;
+    this.vCount = cv && cv.count.slice(0, outHeight);
+    this.width = shape.width;
+    this.outWidth = outWidth;
     if (ch) {
       new Int32Array(memory.buffer, at.hStart, outWidth).set(ch.start.subarray(0, outWidth));
       new Int32Array(memory.buffer, at.hCount, outWidth).set(ch.count.subarray(0, outWidth));
@@ -128,20 +150,20 @@ export class LanczosKernels {
 
   /** Puts a row (after the box step) into window row `slot`: as it is, or filtered horizontally first. */
   deliver(row: Uint8Array, slot: number): void {
-    const { heap, at, shape, k } = this;
+    const { heap, at, k } = this;
     const target = at.window + slot * this.rowBytes;
-    if (!shape.hFirst) return heap.set(row, target);
+    if (!this.hFirst) return heap.set(row, target);
     heap.set(row, at.input);
-    const horizontal = shape.opaque ? k.h_row_opaque : k.h_row_premultiply;
-    horizontal(at.input, target, shape.outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    const horizontal = this.opaque ? k.h_row_opaque : k.h_row_premultiply;
+    horizontal(at.input, target, this.outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
   }
 
   /** Output row y from the window rows starting at slot `first`, into out[byteOffset..]. */
   emit(y: number, first: number, out: Uint8Array, byteOffset: number): void {
-    const { heap, at, shape } = this;
-    if (shape.opaque) this.emitOpaque(y, at.window + first * this.rowBytes);
+    const { heap, at } = this;
+    if (this.opaque) this.emitOpaque(y, at.window + first * this.rowBytes);
     else this.emitPremultiplied(y, at.window + first * this.rowBytes);
-    out.set(heap.subarray(at.out, at.out + shape.outWidth * 4), byteOffset);
+    out.set(heap.subarray(at.out, at.out + this.outWidth * 4), byteOffset);
   }
 
   /** Moves window rows [from, from + rows) to the window's start. */
@@ -151,23 +173,21 @@ export class LanczosKernels {
   }
 
   private emitOpaque(y: number, source: number): void {
-    const { at, shape, k } = this;
-    const { ch, cv, hFirst, outWidth, width } = shape;
-    const vertical = (dst: number, columns: number) => k.v_row_opaque(source, this.rowBytes, dst, columns, this.vWeights(y), cv!.count[y]);
-    if (hFirst || !ch) vertical(at.out, outWidth);
-    else if (cv) {
+    const { at, k, vCount, hFirst, outWidth, width } = this;
+    const vertical = (dst: number, columns: number) => k.v_row_opaque(source, this.rowBytes, dst, columns, this.vWeights(y), vCount![y]);
+    if (hFirst || !this.horizontal) vertical(at.out, outWidth);
+    else if (vCount) {
       vertical(at.tmp, width);
       k.h_row_opaque(at.tmp, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
     } else k.h_row_opaque(source, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
   }
 
   private emitPremultiplied(y: number, source: number): void {
-    const { at, shape, k } = this;
-    const { ch, cv, hFirst, outWidth, width } = shape;
-    if (hFirst) return k.v_row_unpremultiply(source, this.rowBytes / 2, at.out, outWidth, this.vWeights(y), cv!.count[y]);
-    if (cv) k.v_row_premultiply(source, width, at.tmp, width, this.vWeights(y), cv.count[y]);
+    const { at, k, vCount, hFirst, outWidth, width } = this;
+    if (hFirst) return k.v_row_unpremultiply(source, this.rowBytes / 2, at.out, outWidth, this.vWeights(y), vCount![y]);
+    if (vCount) k.v_row_premultiply(source, width, at.tmp, width, this.vWeights(y), vCount[y]);
     else k.h_row_premultiply(source, at.tmp, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
-    if (ch && cv) k.h_row_unpremultiply(at.tmp, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    if (this.horizontal && vCount) k.h_row_unpremultiply(at.tmp, at.out, outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
     else k.unpremultiply_row(at.tmp, at.out, outWidth);
   }
 

@@ -108,9 +108,14 @@ function kernelShape(l: Layout, to: Dimensions, opaque: boolean): KernelShape {
   return { opaque, windowRowPixels, windowRows, width, outWidth, outHeight: to.height, ch, cv, hFirst };
 }
 
+/** The filters' positions, which the resize keeps (their weights go into the kernels' memory). */
 function contributionBytes(l: Layout, to: Dimensions): number {
-  const axis = (c: Contributions | null, size: number) => (c ? 4 * (2 * size + c.weights.length) : 0);
-  return axis(l.ch, l.outWidth) + axis(l.cv, to.height);
+  return (l.ch ? 8 * l.outWidth : 0) + (l.cv ? 8 * to.height : 0);
+}
+
+/** A filter without its weights: where each output reads, for the window's bookkeeping. */
+function positionsOf(c: Contributions): Contributions {
+  return { ...c, weights: new Int32Array(0) };
 }
 
 /**
@@ -118,6 +123,7 @@ function contributionBytes(l: Layout, to: Dimensions): number {
  * then `emit` the next output row; repeat. Holds one window of rows, never a frame.
  */
 export class RowResizer {
+  /** The layout, its filters without their weights (the kernels have those). */
   private readonly l: Layout;
   private readonly shrinker: BoxRowShrinker | null;
   private readonly boxRow: Int32Array | null;
@@ -137,10 +143,10 @@ export class RowResizer {
     columns: Columns | null = null,
   ) {
     const l = layout(from, to, opaque, columns);
-    this.l = l;
     this.shrinker = l.box ? new BoxRowShrinker(from.width, l.box.fx, l.box.fy) : null;
     this.boxRow = l.box ? new Int32Array(l.box.width) : null;
     this.kernels = new LanczosKernels(kernelShape(l, to, opaque));
+    this.l = { ...l, ch: l.ch && positionsOf(l.ch), cv: l.cv && positionsOf(l.cv) };
   }
 
   /** Whether the next output row still needs another input row. */
