@@ -139,7 +139,7 @@ export class RowResizer {
   constructor(
     private readonly from: Dimensions,
     private readonly to: Dimensions,
-    private readonly opaque: boolean,
+    opaque: boolean,
     columns: Columns | null = null,
   ) {
     const l = layout(from, to, opaque, columns);
