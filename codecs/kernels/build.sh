@@ -7,7 +7,7 @@ KERNELS_CFLAGS=(-O3 -msimd128 -DNDEBUG)
 # 64 KiB of memory at least; the module's static data and 4 KiB stack (which the kernels do not use) lie at its start.
 KERNELS_LINK_FLAGS=(--no-entry -sSTANDALONE_WASM=1 -sIMPORTED_MEMORY=1 -sINITIAL_MEMORY=64KB -sTOTAL_STACK=4KB -sALLOW_MEMORY_GROWTH=1)
 KERNELS_ENTRY_POINTS=(codecs/kernels/resize.c)
-KERNELS_EXPORTS=(_h_row_opaque _v_row_opaque _h_row_premultiply _v_row_premultiply _h_row_unpremultiply _v_row_unpremultiply _unpremultiply_row)
+KERNELS_EXPORTS=(_h_row_opaque _v_row_opaque _premultiply_row _h_row_premultiplied _h_row_premultiply _v_row_premultiply _h_row_unpremultiply _v_row_unpremultiply _unpremultiply_row)
 
 build_kernels() {
   local exports

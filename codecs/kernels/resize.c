@@ -125,6 +125,38 @@ void h_row_premultiply(const uint32_t* src, uint16_t* dst, int dst_width, const 
   }
 }
 
+/* A row with transparency premultiplied once: colour * alpha and alpha * 255, 4 uint16 values a pixel. */
+void premultiply_row(const uint32_t* src, uint16_t* dst, int pixels) {
+  for (int x = 0; x < pixels; x++) {
+    const uint32_t pixel = src[x];
+    const v128_t channels = wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_i32x4_splat((int32_t)pixel)));
+    const int32_t alpha = (int32_t)(pixel >> 24);
+    store_premultiplied(dst + x * 4, wasm_i32x4_mul(channels, wasm_i32x4_make(alpha, alpha, alpha, 255)));
+  }
+}
+
+/* One tap over premultiplied values: all four times the weight (values up to 65025 need int32). */
+static inline v128_t values_tap(const uint16_t* values, int32_t weight) {
+  return wasm_i32x4_mul(wasm_u32x4_extend_low_u16x8(wasm_v128_load64_zero(values)), wasm_i32x4_splat(weight));
+}
+
+/*
+ * h_row_premultiply on a row premultiplied once (premultiply_row): the same sums, since weight *
+ * (colour * alpha) is (weight * alpha) * colour and weight * (alpha * 255) is 255 * (weight * alpha),
+ * with half a unit added to each. Four operations a tap instead of nine.
+ */
+void h_row_premultiplied(const uint16_t* src, uint16_t* dst, int dst_width, const int32_t* start, const int32_t* count,
+                         const int16_t* weights, int stride) {
+  for (int x = 0; x < dst_width; x++) {
+    const uint16_t* p = src + start[x] * 4;
+    const int16_t* w = weights + x * stride;
+    v128_t sum = wasm_i32x4_splat(HALF);
+    for (int k = 0; k < count[x]; k++) sum = wasm_i32x4_add(sum, values_tap(p + k * 4, w[k]));
+    const v128_t shifted = wasm_i32x4_shr(sum, BITS);
+    store_premultiplied(dst + x * 4, wasm_i32x4_min(wasm_i32x4_max(shifted, wasm_i32x4_splat(0)), wasm_i32x4_splat(PMAX)));
+  }
+}
+
 /* v_row_opaque's taps over rows with transparency (pixels, row_pixels apart), premultiplied. */
 void v_row_premultiply(const uint32_t* src, int row_pixels, uint16_t* dst, int width, const int16_t* weights, int n) {
   for (int x = 0; x < width; x++) {
@@ -152,11 +184,6 @@ static inline void unpremultiply(uint8_t* dst, v128_t sum) {
   dst[1] = clamped_byte(wasm_i32x4_extract_lane(sum, 1) * inv);
   dst[2] = clamped_byte(wasm_i32x4_extract_lane(sum, 2) * inv);
   dst[3] = clamped_byte(pa / 255.0);
-}
-
-/* One tap over premultiplied values: all four times the weight (values up to 65025 need int32). */
-static inline v128_t values_tap(const uint16_t* values, int32_t weight) {
-  return wasm_i32x4_mul(wasm_u32x4_extend_low_u16x8(wasm_v128_load64_zero(values)), wasm_i32x4_splat(weight));
 }
 
 /* The second pass, horizontal: premultiplied values (4 a pixel) to RGBA. */

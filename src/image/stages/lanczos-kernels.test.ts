@@ -6,7 +6,7 @@ import {
 import { bandsOf, collectFrame } from '../../../test/support/row-sources';
 import { boxShrinkFactor, boxShrinkOpaque } from './box-shrink';
 import { contributions, type Contributions } from './lanczos';
-import { resize, resizeRows } from './resize';
+import { horizontalFirst, resize, resizeRows } from './resize';
 import type { RgbaImage } from '../types';
 
 /**
@@ -25,7 +25,8 @@ function reference(image: RgbaImage, targetWidth: number, targetHeight: number, 
   const ch = all && slice(all, columns);
   const cv = height !== targetHeight ? contributions(height, targetHeight, image.height / fy / targetHeight) : null;
   const outWidth = columns.width;
-  const hFirst = ch && cv && height * ch.taps + outWidth * cv.taps <= width * cv.taps + targetHeight * ch.taps;
+  // The order is the resize's choice (what this checks is the arithmetic of each).
+  const hFirst = ch && cv && horizontalFirst({ width, height }, { width: outWidth, height: targetHeight }, ch.taps, cv.taps, opaque);
   if (!opaque) return premultipliedReference(words, width, height, outWidth, targetHeight, ch, cv, !!hFirst);
   const out = new Int32Array(outWidth * targetHeight);
   if (hFirst) {

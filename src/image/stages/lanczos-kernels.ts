@@ -40,6 +40,8 @@ export interface KernelShape {
 interface Offsets {
   window: number;
   input: number;
+  /** The input row premultiplied (rows with transparency, horizontal first). */
+  inputValues: number;
   tmp: number;
   out: number;
   hStart: number;
@@ -77,6 +79,7 @@ function offsets(shape: KernelShape): Offsets {
   const window = take(shape.windowRows * windowRowBytes(shape));
   // A row for the horizontal pass to read from when its result goes into the window.
   const input = hFirst ? take(width * 4) : 0;
+  const inputValues = hFirst && !opaque ? take(width * 8) : 0;
   // The row between the passes (vertical first): RGBA when opaque (both passes), premultiplied
   // values otherwise (also after a single pass, which unpremultiplies it into the output).
   const tmpPixels = cv ? width : outWidth;
@@ -88,7 +91,7 @@ function offsets(shape: KernelShape): Offsets {
   const hWeights = ch ? take(outWidth * hStride * 2) : 0;
   const vStride = cv ? pairStride(cv, outHeight) : 0;
   const vWeights = cv ? take(outHeight * vStride * 2) : 0;
-  return { window, input, tmp, out, hStart, hCount, hWeights, hStride, vWeights, vStride, bytes: Math.ceil(at / PAGE_BYTES) * PAGE_BYTES };
+  return { window, input, inputValues, tmp, out, hStart, hCount, hWeights, hStride, vWeights, vStride, bytes: Math.ceil(at / PAGE_BYTES) * PAGE_BYTES };
 }
 
 /** The kernels' memory for a resize of this shape, in bytes. */
@@ -99,6 +102,8 @@ export function kernelMemoryBytes(shape: KernelShape): number {
 interface Exports {
   h_row_opaque(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
   v_row_opaque(src: number, rowBytes: number, dst: number, width: number, weights: number, taps: number): void;
+  premultiply_row(src: number, dst: number, pixels: number): void;
+  h_row_premultiplied(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
   h_row_premultiply(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
   v_row_premultiply(src: number, rowPixels: number, dst: number, width: number, weights: number, taps: number): void;
   h_row_unpremultiply(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
@@ -154,8 +159,9 @@ export class LanczosKernels {
     const target = at.window + slot * this.rowBytes;
     if (!this.hFirst) return heap.set(row, target);
     heap.set(row, at.input);
-    const horizontal = this.opaque ? k.h_row_opaque : k.h_row_premultiply;
-    horizontal(at.input, target, this.outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    if (this.opaque) return k.h_row_opaque(at.input, target, this.outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
+    k.premultiply_row(at.input, at.inputValues, this.width);
+    k.h_row_premultiplied(at.inputValues, target, this.outWidth, at.hStart, at.hCount, at.hWeights, at.hStride);
   }
 
   /** Output row y from the window rows starting at slot `first`, into out[byteOffset..]. */
