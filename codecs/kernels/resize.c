@@ -140,6 +140,13 @@ static inline v128_t values_tap(const uint16_t* values, int32_t weight) {
   return wasm_i32x4_mul(wasm_u32x4_extend_low_u16x8(wasm_v128_load64_zero(values)), wasm_i32x4_splat(weight));
 }
 
+/* n taps over premultiplied values (4 a pixel, 4 apart) started at half a unit, shifted down. */
+static inline v128_t values_sum(const uint16_t* p, const int16_t* w, int n) {
+  v128_t sum = wasm_i32x4_splat(HALF);
+  for (int k = 0; k < n; k++) sum = wasm_i32x4_add(sum, values_tap(p + k * 4, w[k]));
+  return wasm_i32x4_shr(sum, BITS);
+}
+
 /*
  * h_row_premultiply on a row premultiplied once (premultiply_row): the same sums, since weight *
  * (colour * alpha) is (weight * alpha) * colour and weight * (alpha * 255) is 255 * (weight * alpha),
@@ -148,11 +155,7 @@ static inline v128_t values_tap(const uint16_t* values, int32_t weight) {
 void h_row_premultiplied(const uint16_t* src, uint16_t* dst, int dst_width, const int32_t* start, const int32_t* count,
                          const int16_t* weights, int stride) {
   for (int x = 0; x < dst_width; x++) {
-    const uint16_t* p = src + start[x] * 4;
-    const int16_t* w = weights + x * stride;
-    v128_t sum = wasm_i32x4_splat(HALF);
-    for (int k = 0; k < count[x]; k++) sum = wasm_i32x4_add(sum, values_tap(p + k * 4, w[k]));
-    const v128_t shifted = wasm_i32x4_shr(sum, BITS);
+    const v128_t shifted = values_sum(src + start[x] * 4, weights + x * stride, count[x]);
     store_premultiplied(dst + x * 4, wasm_i32x4_min(wasm_i32x4_max(shifted, wasm_i32x4_splat(0)), wasm_i32x4_splat(PMAX)));
   }
 }
@@ -189,13 +192,7 @@ static inline void unpremultiply(uint8_t* dst, v128_t sum) {
 /* The second pass, horizontal: premultiplied values (4 a pixel) to RGBA. */
 void h_row_unpremultiply(const uint16_t* src, uint8_t* dst, int dst_width, const int32_t* start, const int32_t* count,
                          const int16_t* weights, int stride) {
-  for (int x = 0; x < dst_width; x++) {
-    const uint16_t* p = src + start[x] * 4;
-    const int16_t* w = weights + x * stride;
-    v128_t sum = wasm_i32x4_splat(HALF);
-    for (int k = 0; k < count[x]; k++) sum = wasm_i32x4_add(sum, values_tap(p + k * 4, w[k]));
-    unpremultiply(dst + x * 4, wasm_i32x4_shr(sum, BITS));
-  }
+  for (int x = 0; x < dst_width; x++) unpremultiply(dst + x * 4, values_sum(src + start[x] * 4, weights + x * stride, count[x]));
 }
 
 /* The second pass, vertical: premultiplied rows (row_values apart) to RGBA. */
