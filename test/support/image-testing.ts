@@ -214,6 +214,17 @@ export function mutated(bytes: Uint8Array, headerBytes = 512): fc.Arbitrary<Uint
     });
 }
 
+/** A 32-bit xorshift sequence from `seed` (0 counts as 1): reproducible noise for tests. */
+export function xorshift(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return s >>> 0;
+  };
+}
+
 /** Opaque RGBA noise from a fixed linear congruential sequence: the worst case for codecs' sizes and work. */
 export function opaqueNoise(width: number, height: number): RgbaImage {
   const data = new Uint8Array(width * height * 4);

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   hRowOpaque, hRowPremultiply, hRowUnpremultiply, unpremultiplyRow, vRowOpaque, vRowPremultiply, vRowUnpremultiply,
 } from '../../../test/support/lanczos-reference';
+import { xorshift } from '../../../test/support/image-testing';
 import { bandsOf, collectFrame } from '../../../test/support/row-sources';
 import { boxShrinkFactor, boxShrinkOpaque } from './box-shrink';
 import { contributions, type Contributions } from './lanczos';
@@ -70,12 +71,10 @@ function slice(c: Contributions, { x, width }: { x: number; width: number }): Co
 
 /** Noise in every byte value, so that clamping and rounding are exercised at every tap; opaque, or with alpha of every value (0 and 255 often). */
 function noise(width: number, height: number, seed: number, opaque = true): RgbaImage {
+  const next = xorshift(seed);
   const data = new Uint8Array(width * height * 4);
-  let s = seed >>> 0 || 1;
   for (let i = 0; i < data.length; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
+    const s = next();
     const alpha = (s >>> 8) % 4 === 0 ? 0 : (s >>> 8) % 4 === 1 ? 255 : s & 255;
     data[i] = (i & 3) !== 3 ? s & 255 : opaque ? 255 : alpha;
   }

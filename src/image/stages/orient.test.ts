@@ -4,7 +4,7 @@ import type { Orientation } from '../exif';
 
 import { applyOrientation, orientRows, storedRegion } from './orient';
 import type { RgbaImage } from '../types';
-import { sameBytes } from '../../../test/support/image-testing';
+import { sameBytes, xorshift } from '../../../test/support/image-testing';
 import { collectFrame, crop, frameSource } from '../../../test/support/row-sources';
 
 /** A 3x2 image whose six pixels are told apart by their first byte: 'A'..'F'. */
@@ -33,14 +33,9 @@ function letters(image: RgbaImage): string[] {
 }
 
 function random(width: number, height: number, seed: number): RgbaImage {
+  const next = xorshift(seed);
   const data = new Uint8Array(width * height * 4);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < data.length; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    data[i] = s & 255;
-  }
+  for (let i = 0; i < data.length; i++) data[i] = next() & 255;
   return { data, width, height };
 }
 
