@@ -296,14 +296,18 @@ const ROOM_BESIDE_CAPPED_RUN = 8 * MB;
 
 /**
  * The plan's modes and caps for the budget (fitModes). A file whose decoder can hold a window of
- * rows instead of its whole picture (a large single AVIF frame) is decoded so only where the whole
- * picture does not fit: a frame that turns out to need it (intra block copy) then fails, where it
- * would not have run anyway.
+ * rows instead of its whole picture (a large single AVIF frame) is decoded so where the whole
+ * picture would leave less than ROOM_BESIDE_CAPPED_RUN free (a 24 MP frame resized held 95 of 100
+ * MiB, and small conversions beside it waited 2 s; in a window, 28), the same pixels. A frame that
+ * may use intra block copy needs its whole picture after all, so it is decoded in a window only
+ * where the whole picture does not fit: if it does use it, it fails where it would not have run anyway.
  */
 export function fitToBudget(unstriped: ProcessingPlan, budgetBytes: number): ProcessingPlan {
   const plan = withOrientStrips(unstriped, budgetBytes);
   const fitted = fitModes(plan, budgetBytes);
-  if (!plan.file.decodesInWindow || peakBytes(memoryPlan(fitted)) <= budgetBytes) return fitted;
+  if (!plan.file.decodesInWindow) return fitted;
+  const roomWanted = plan.file.windowAlwaysSuffices ? ROOM_BESIDE_CAPPED_RUN : 0;
+  if (budgetBytes - peakBytes(memoryPlan(fitted)) >= roomWanted) return fitted;
   const windowed = fitModes({ ...plan, decode: { ...plan.decode, rowWindow: true } }, budgetBytes);
   return peakBytes(memoryPlan(windowed)) < peakBytes(memoryPlan(fitted)) ? windowed : fitted;
 }

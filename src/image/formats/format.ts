@@ -27,6 +27,8 @@ export interface ImageFile {
   readonly lowMemoryDecodeBytes: (() => number) | null;
   /** The decoder can hold a window of rows of this file instead of a whole picture (DecodeOptions.rowWindow). */
   readonly decodesInWindow: boolean;
+  /** A windowed decode of this file cannot turn out to need the whole picture after all (AVIF: no intra block copy). */
+  readonly windowAlwaysSuffices: boolean;
 }
 
 export interface DecodeFacts {
@@ -104,10 +106,11 @@ export interface FormatSpec<H extends ImageHeader> extends Omit<FormatInfo, 'rea
   decodeCost(header: H, facts: DecodeFacts): DecoderCost;
   lowMemoryDecodeBytes?(bytes: Uint8Array, header: H): number;
   decodesInWindow?(header: H): boolean;
+  windowAlwaysSuffices?(header: H): boolean;
 }
 
 export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): FormatInfo {
-  const { readHeader, verify, strip, decode, decodeCost, lowMemoryDecodeBytes, decodesInWindow, ...info } = spec;
+  const { readHeader, verify, strip, decode, decodeCost, lowMemoryDecodeBytes, decodesInWindow, windowAlwaysSuffices, ...info } = spec;
   const format: FormatInfo = {
     ...info,
     read(bytes) {
@@ -122,6 +125,7 @@ export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): Format
         decodeCost: (facts) => decodeCost(header, facts),
         lowMemoryDecodeBytes: lowMemoryDecodeBytes ? () => lowMemoryDecodeBytes(bytes, header) : null,
         decodesInWindow: decodesInWindow?.(header) ?? false,
+        windowAlwaysSuffices: windowAlwaysSuffices?.(header) ?? false,
       };
     },
   };

@@ -33,6 +33,8 @@ export interface Av1Image {
   /** The AV1 sequence headers at the head of its data and in its av1C (null: none there), read with the header (verify.ts). */
   sequence?: SequenceHeader | null;
   configSequence?: SequenceHeader | null;
+  /** Its frame may use intra block copy (sequence-header.ts firstFrameMayCopyIntraBlocks), read with the header. */
+  mayCopyIntraBlocks?: boolean;
 }
 
 export interface GridLayout {

@@ -4,7 +4,7 @@ import { AVIF_BAND_ROWS, openAvif } from './decode';
 import { avifEncoder } from './encode';
 import { readAvifHeader } from './header';
 import { CALLS_SUSPEND } from '../../codecs/codec';
-import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, avifWriteBurstBytes, DAV1D_BASE_BYTES, windowable } from './memory';
+import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, avifWriteBurstBytes, DAV1D_BASE_BYTES, windowable, windowAlwaysSuffices } from './memory';
 import { stripAvif } from './strip';
 import { verifyAv1Sizes } from './verify';
 
@@ -22,6 +22,7 @@ export const avif = defineFormat({
   decode: (bytes, header, options) => openAvif(bytes, header, options),
   // The window's rows are handed over at dav1d's yield points, which only suspend through JSPI.
   decodesInWindow: ({ container }) => CALLS_SUSPEND && windowable(container),
+  windowAlwaysSuffices: ({ container }) => CALLS_SUSPEND && windowAlwaysSuffices(container),
   // Frames and tiles yield on their own (dav1d.ts, encode.ts); bands are converted from YUV or gathered into tiles.
   work: { decode: 15, encode: 2 },
   shrinkFactors: [1],

@@ -158,6 +158,14 @@ export function windowable(container: AvifContainer): boolean {
   return singleWindowable(color) && (!alpha || singleWindowable(alpha));
 }
 
+/**
+ * A windowed decode of the image cannot turn out to need the whole picture: it is windowable and
+ * no frame's header allows screen content tools, without which there is no intra block copy.
+ */
+export function windowAlwaysSuffices(container: AvifContainer): boolean {
+  return windowable(container) && [container.color, container.alpha].every((layer) => !layer || layer.tiles.every((image) => image.mayCopyIntraBlocks === false));
+}
+
 function singleWindowable(layer: AvifLayer): boolean {
   const sequence = layer.tiles[0].sequence;
   return !layer.grid && sequence !== null && sequence !== undefined && !sequence.filmGrain && !sequence.superres;

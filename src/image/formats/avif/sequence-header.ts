@@ -20,7 +20,17 @@ export interface SequenceHeader {
   superres: boolean;
   /** Superblocks are 128 px (else 64): what a windowed decode's buffer holds rows of. */
   superblock128: boolean;
+  /** seq_force_screen_content_tools: 0 never, 1 always, 2 each frame header says (allow_screen_content_tools). */
+  screenContentTools: 0 | 1 | 2;
+  /** reduced_still_picture_header: one key frame, whose header leaves out the fields before disable_cdf_update. */
+  reducedStillPicture: boolean;
+  /** Bits of frame_presentation_time in a shown frame's header (temporal_point_info), 0 when there is none. */
+  presentationTimeBits: number;
 }
+
+const SELECT_SCREEN_CONTENT_TOOLS = 2;
+const KEY_FRAME = 0;
+const SWITCH_FRAME = 3;
 
 const OBU_SEQUENCE_HEADER = 1;
 const OBU_FRAME_HEADER = 3;
@@ -75,6 +85,7 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
   if (profile > 2) throw damaged(`av1: seq_profile ${profile}`);
   bits.read(1); // still_picture
   const reduced = bits.flag();
+  let presentationTimeBits = 0;
   if (reduced) {
     bits.read(5); // seq_level_idx[0]
   } else {
@@ -83,12 +94,15 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
     if (bits.flag()) {
       bits.read(32); // num_units_in_display_tick
       bits.read(32); // time_scale
-      if (bits.flag()) bits.uvlc(); // num_ticks_per_picture_minus_1
+      const equalPictureInterval = bits.flag();
+      if (equalPictureInterval) bits.uvlc(); // num_ticks_per_picture_minus_1
       decoderModelInfo = bits.flag();
       if (decoderModelInfo) {
         bufferDelayLength = bits.read(5) + 1;
         bits.read(32); // num_units_in_decoding_tick
-        bits.read(10); // buffer_removal_time_length_minus_1, frame_presentation_time_length_minus_1
+        bits.read(5); // buffer_removal_time_length_minus_1
+        const presentationTimeLength = bits.read(5) + 1;
+        if (!equalPictureInterval) presentationTimeBits = presentationTimeLength;
       }
     }
     const initialDisplayDelay = bits.flag();
@@ -107,18 +121,71 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
   if (!reduced && bits.flag()) bits.read(7); // frame id numbers: delta and additional lengths
   const superblock128 = bits.flag();
   bits.read(2); // enable_filter_intra, enable_intra_edge_filter
+  let screenContentTools: 0 | 1 | 2 = SELECT_SCREEN_CONTENT_TOOLS;
   if (!reduced) {
     bits.read(4); // interintra, masked compound, warped motion, dual filter
     const orderHint = bits.flag();
     if (orderHint) bits.read(2); // jnt_comp, ref_frame_mvs
-    const forceScreenContentTools = bits.flag() ? 2 : bits.read(1);
-    if (forceScreenContentTools > 0 && !bits.flag()) bits.read(1); // seq_force_integer_mv
+    screenContentTools = bits.flag() ? SELECT_SCREEN_CONTENT_TOOLS : (bits.read(1) as 0 | 1);
+    if (screenContentTools > 0 && !bits.flag()) bits.read(1); // seq_force_integer_mv
     if (orderHint) bits.read(3); // order_hint_bits_minus_1
   }
   const superres = bits.flag();
   bits.read(2); // enable_cdef, enable_restoration
   const color = colorConfig(bits, profile);
-  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag(), superres, superblock128 };
+  return { profile, maxWidth, maxHeight, ...color, filmGrain: bits.flag(), superres, superblock128, screenContentTools, reducedStillPicture: reduced, presentationTimeBits };
+}
+
+/**
+ * Whether the first frame in `data` (after `sequence`, its sequence header) may use intra block copy,
+ * for which dav1d needs the whole picture. Read from its uncompressed_header (AV1 spec 5.9.2): to
+ * allow_intrabc in a reduced still picture header (what AVIF encoders write); in a full one only
+ * to allow_screen_content_tools, without which there is none. A frame header that is not in
+ * `data`, not a frame's first or cut short may (the decoder will find out).
+ */
+export function firstFrameMayCopyIntraBlocks(data: Uint8Array, sequence: SequenceHeader): boolean {
+  if (sequence.screenContentTools !== SELECT_SCREEN_CONTENT_TOOLS) return sequence.screenContentTools === 1;
+  try {
+    for (let at = 0; at < data.length; ) {
+      const header = data[at];
+      const type = (header >> 3) & 15;
+      let payload = at + 1 + ((header & 4) !== 0 ? 1 : 0);
+      let size = data.length - payload;
+      if (header & 2) {
+        const leb = readLeb128(data, payload);
+        payload = leb.end;
+        size = Math.min(leb.value, data.length - payload);
+      }
+      if (header & 0x80) return true;
+      if (type === OBU_FRAME_HEADER || type === OBU_FRAME) return frameMayCopyIntraBlocks(new BitReader(data.subarray(payload, payload + size)), sequence);
+      at = payload + size;
+    }
+  } catch {
+    // Broken framing or a header cut short: the decoder reports what is wrong.
+  }
+  return true;
+}
+
+/** uncompressed_header() up to allow_intrabc, for a sequence that lets each frame choose its screen content tools. */
+function frameMayCopyIntraBlocks(bits: BitReader, sequence: SequenceHeader): boolean {
+  if (!sequence.reducedStillPicture) {
+    if (bits.flag()) return true; // show_existing_frame: shows a frame decoded before
+    const frameType = bits.read(2);
+    const showFrame = bits.flag();
+    if (showFrame) bits.read(sequence.presentationTimeBits); // temporal_point_info
+    else bits.read(1); // showable_frame
+    if (frameType !== SWITCH_FRAME && !(frameType === KEY_FRAME && showFrame)) bits.read(1); // error_resilient_mode
+  }
+  bits.read(1); // disable_cdf_update
+  if (!bits.flag()) return false; // allow_screen_content_tools
+  // The rest of a full header depends on much more of the sequence: taken as allowing it.
+  if (!sequence.reducedStillPicture) return true;
+  // A key frame at the sequence's size: force_integer_mv (seq_force_integer_mv is SELECT), then
+  // frame_size()'s use_superres, render_size(), and allow_intrabc where the frame is not upscaled.
+  bits.read(1);
+  if (sequence.superres && bits.flag()) return false;
+  if (bits.flag()) bits.read(32); // render_width_minus_1, render_height_minus_1
+  return bits.flag();
 }
 
 /** color_config() (AV1 spec 5.5.2). */

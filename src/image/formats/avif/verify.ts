@@ -1,7 +1,7 @@
 import { damaged } from '../../bytes';
 import type { Dimensions } from '../../types';
 import { show, type Av1Image, type AvifContainer } from './container';
-import { readSequenceHeader, type SequenceHeader } from './sequence-header';
+import { firstFrameMayCopyIntraBlocks, readSequenceHeader, type SequenceHeader } from './sequence-header';
 
 /**
  * Where an item's AV1 sequence header is looked for: encoders write it as the first OBU, and libavif
@@ -14,13 +14,15 @@ const HEAD_BYTES = 4096;
  * av1C's configOBUs), for the header: none may promise frames larger than its declared size, so the
  * size the pixel limit checks bounds what decoding can allocate. (Its format may differ from av1C's:
  * real files have wrong av1C boxes, e.g. link-u's 12-bit 4:2:2 sample says 4:4:4, and libavif
- * decodes what the stream says; so does this decoder.) Each image keeps what it found.
+ * decodes what the stream says; so does this decoder.) Each image keeps what it found, and whether
+ * its frame header lets it use intra block copy.
  */
 export function readSequenceHeaders(bytes: Uint8Array, container: AvifContainer): void {
   for (const image of images(container)) {
     const head = imageHead(bytes, image);
     image.sequence = readSequenceHeader(head);
     if (!image.sequence && head.length === image.byteLength) throw damaged(`avif: image ${image.id} has no AV1 sequence header`);
+    image.mayCopyIntraBlocks = !image.sequence || firstFrameMayCopyIntraBlocks(head, image.sequence);
     const { start, end } = image.config.obus;
     image.configSequence = end > start ? readSequenceHeader(bytes.subarray(start, end)) : null;
     for (const [where, sequence] of [['data', image.sequence], ['av1C', image.configSequence]] as const) {
