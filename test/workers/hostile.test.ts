@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { concat } from '../../src/image/bytes';
 import { av01Item, av1ItemOf, buildAvif } from '../support/avif-builder';
-import { hashedSamples, pngFromZlib, scanlines, zlibDeflate, zlibWithZeros, type PngSpec } from '../support/png-builder';
+import { pngChunk } from '../../src/image/formats/png/header';
+import { hashedSamples, headerChunks, idatChunks, pngFromZlib, scanlines, zlibDeflate, zlibWithZeros, type PngSpec } from '../support/png-builder';
 import { corpus, createTestUser, expectFailure, fixture, json, upload, usedToday } from './helpers';
 
 /*
@@ -58,6 +59,19 @@ describe('hostile files through the API', () => {
   it('a 64x64 PNG whose zlib stream inflates 2 GB of zeros past its rows: converted within 3 s', async () => {
     const user = await createTestUser({ plan: 'pro' });
     const bomb = pngFromZlib({ ...spec, idatBytes: 1 << 22 }, zlibWithZeros(scanlines(spec), 2e9));
+    const { response, ms } = await timedUpload(user.key, bomb, { format: 'webp' }, 'bomb.png');
+    expect(response.status).toBe(200);
+    expect((await json(response)).data).toMatchObject({ width: 64, height: 64 });
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it('a 64x64 PNG whose iCCP profile inflates 6 GB of zeros: converted within 3 s, the profile left out', async () => {
+    const user = await createTestUser({ plan: 'pro' });
+    // 38 MB of the upload: the platform's DecompressionStream inflated such a chunk whole before
+    // its first output could be read (an 8 MB one held 8 GB for 25 s).
+    const profile = concat([new TextEncoder().encode('bomb'), new Uint8Array([0, 0]), zlibWithZeros(new Uint8Array(0), 6e9)]);
+    const rows = await zlibDeflate(scanlines(spec));
+    const bomb = concat([...headerChunks(spec), pngChunk('iCCP', profile), ...idatChunks(rows), pngChunk('IEND')]);
     const { response, ms } = await timedUpload(user.key, bomb, { format: 'webp' }, 'bomb.png');
     expect(response.status).toBe(200);
     expect((await json(response)).data).toMatchObject({ width: 64, height: 64 });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DISPLAY_P3, rgbProfile, SRGB_TRC } from '../../../../test/support/icc-writer';
-import { crc32 } from '../../formats/png/header';
+import { pngChunk } from '../../formats/png/header';
 import { av01Item, av1ItemOf, buildAvif } from '../../../../test/support/avif-builder';
 import { colourProfileOf as readColourProfile, readIccProfile } from '../../../../test/support/formats';
 import { corpus, expectAppError, fixture } from '../../../../test/support/image-testing';
 import { FORMATS } from '../../formats/index';
 import { MAX_INFLATED_PROFILE } from './inflate-profile';
+import { concat } from '../../bytes';
+import { zlibWithZeros } from '../../../../test/support/png-builder';
 
 const profile = rgbProfile(DISPLAY_P3, SRGB_TRC);
 const text = (s: string) => [...s].map((c) => c.charCodeAt(0));
@@ -26,13 +28,9 @@ async function zlib(data: Uint8Array): Promise<Uint8Array> {
 }
 
 function pngWith(...chunks: [string, ArrayLike<number>][]): Uint8Array {
-  const all: [string, ArrayLike<number>][] = [['IHDR', [...be32(1), ...be32(1), 8, 6, 0, 0, 0]], ...chunks, ['IDAT', [1]], ['IEND', []]];
-  const bytes = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-  for (const [type, data] of all) {
-    const body = [...text(type), ...Array.from(data)];
-    bytes.push(...be32(data.length), ...body, ...be32(crc32(new Uint8Array(body))));
-  }
-  return new Uint8Array(bytes);
+  const all: [string, ArrayLike<number>][] = [['IHDR', [...be32(1), ...be32(1), 8, 6, 0, 0, 0]], ['IDAT', [1]], ['IEND', []]];
+  all.splice(1, 0, ...chunks);
+  return concat([Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a), ...all.map(([type, data]) => pngChunk(type, data))]);
 }
 
 function webpWith(flags: number, iccp: Uint8Array): Uint8Array {
@@ -81,6 +79,11 @@ describe('readIccProfile', () => {
     expect(await readIccProfile('png', pngWith(['iCCP', [...text('x'), 0, 0, 1, 2, 3, 4]]))).toBeNull();
     const bomb = await zlib(new Uint8Array(MAX_INFLATED_PROFILE + 1));
     expect(await readIccProfile('png', pngWith(['iCCP', [...text('x'), 0, 0, ...bomb]]))).toBeNull();
+    const largeBomb = zlibWithZeros(new Uint8Array(0), 1e9);
+    expect(await readIccProfile('png', pngWith(['iCCP', concat([Uint8Array.from(text('x')), new Uint8Array([0, 0]), largeBomb])]))).toBeNull();
+    const wrongChecksum = compressed.slice();
+    wrongChecksum[wrongChecksum.length - 1] ^= 1;
+    expect(await readIccProfile('png', pngWith(['iCCP', [...text('x'), 0, 0, ...wrongChecksum]]))).toBeNull();
     expect(await readIccProfile('png', pngWith(['tEXt', text('a\0b')]))).toBeNull();
   });
 

@@ -33,7 +33,7 @@ export async function readColourProfile(descriptions: readonly ColourDescription
       unusable ??= cicp;
       continue;
     }
-    const bytes = description.kind === 'icc' ? description.bytes : await inflateProfile(description.bytes);
+    const bytes = description.kind === 'icc' ? description.bytes : inflateProfile(description.bytes);
     if (bytes) return { kind: 'icc', bytes };
   }
   return unusable;
