@@ -43,11 +43,20 @@ const OBU_REDUNDANT_FRAME_HEADER = 7;
  * frame before any sequence header, a truncated header.
  */
 export function readSequenceHeader(data: Uint8Array): SequenceHeader | null {
-  let at = 0;
-  while (at < data.length) {
+  for (const { type, payload, complete } of obus(data)) {
+    // Only the head of an item is read: a sequence header cut off there is not damage yet.
+    if (type === OBU_SEQUENCE_HEADER) return parseSequenceHeader(payload);
+    if (!complete) return null;
+    if (type === OBU_FRAME_HEADER || type === OBU_FRAME || type === OBU_REDUNDANT_FRAME_HEADER) throw damaged('av1: frame before any sequence header');
+  }
+  return null;
+}
+
+/** The OBUs of `data` in order, each payload cut at the end of `data` (`complete` false then). Damage: broken framing. */
+function* obus(data: Uint8Array): Generator<{ type: number; payload: Uint8Array; complete: boolean }> {
+  for (let at = 0; at < data.length; ) {
     const header = data[at];
     if (header & 0x80) throw damaged('av1: OBU forbidden bit set');
-    const type = (header >> 3) & 15;
     let payload = at + 1 + ((header & 4) !== 0 ? 1 : 0);
     let size = data.length - payload;
     if (header & 2) {
@@ -55,16 +64,10 @@ export function readSequenceHeader(data: Uint8Array): SequenceHeader | null {
       payload = leb.end;
       size = leb.value;
     }
-    if (payload > data.length || size > data.length - payload) {
-      // Only the head of an item is read: a sequence header cut off there is not damage yet.
-      if (type !== OBU_SEQUENCE_HEADER) return null;
-      size = data.length - payload;
-    }
-    if (type === OBU_SEQUENCE_HEADER) return parseSequenceHeader(data.subarray(payload, payload + size));
-    if (type === OBU_FRAME_HEADER || type === OBU_FRAME || type === OBU_REDUNDANT_FRAME_HEADER) throw damaged('av1: frame before any sequence header');
+    const complete = payload <= data.length && size <= data.length - payload;
+    yield { type: (header >> 3) & 15, payload: data.subarray(payload, complete ? payload + size : data.length), complete };
     at = payload + size;
   }
-  return null;
 }
 
 function readLeb128(data: Uint8Array, from: number): { value: number; end: number } {
@@ -146,19 +149,8 @@ function parseSequenceHeader(payload: Uint8Array): SequenceHeader {
 export function firstFrameMayCopyIntraBlocks(data: Uint8Array, sequence: SequenceHeader): boolean {
   if (sequence.screenContentTools !== SELECT_SCREEN_CONTENT_TOOLS) return sequence.screenContentTools === 1;
   try {
-    for (let at = 0; at < data.length; ) {
-      const header = data[at];
-      const type = (header >> 3) & 15;
-      let payload = at + 1 + ((header & 4) !== 0 ? 1 : 0);
-      let size = data.length - payload;
-      if (header & 2) {
-        const leb = readLeb128(data, payload);
-        payload = leb.end;
-        size = Math.min(leb.value, data.length - payload);
-      }
-      if (header & 0x80) return true;
-      if (type === OBU_FRAME_HEADER || type === OBU_FRAME) return frameMayCopyIntraBlocks(new BitReader(data.subarray(payload, payload + size)), sequence);
-      at = payload + size;
+    for (const { type, payload } of obus(data)) {
+      if (type === OBU_FRAME_HEADER || type === OBU_FRAME) return frameMayCopyIntraBlocks(new BitReader(payload), sequence);
     }
   } catch {
     // Broken framing or a header cut short: the decoder reports what is wrong.
