@@ -1,4 +1,4 @@
-import { CRC_START, crcUpdate, crcValue } from '../../src/image/formats/png/crc';
+import { adler32, CRC_START, crcUpdate, crcValue } from '../../src/image/formats/png/crc';
 
 /*
  * Large PNG inputs made cheaply in a test: the image data is zlib with stored (uncompressed)
@@ -83,17 +83,3 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
-function adler32(data: Uint8Array): number {
-  let a = 1;
-  let b = 0;
-  for (let at = 0; at < data.length; ) {
-    const end = Math.min(data.length, at + 5552);
-    for (; at < end; at++) {
-      a += data[at];
-      b += a;
-    }
-    a %= 65521;
-    b %= 65521;
-  }
-  return ((b << 16) | a) >>> 0;
-}

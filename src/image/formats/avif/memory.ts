@@ -160,7 +160,7 @@ export function windowable(container: AvifContainer): boolean {
 
 /**
  * A windowed decode of the image cannot turn out to need the whole picture: it is windowable and
- * no frame's header allows screen content tools, without which there is no intra block copy.
+ * no frame's header lets it use intra block copy (sequence-header.ts firstFrameMayCopyIntraBlocks).
  */
 export function windowAlwaysSuffices(container: AvifContainer): boolean {
   return windowable(container) && [container.color, container.alpha].every((layer) => !layer || layer.tiles.every((image) => image.mayCopyIntraBlocks === false));

@@ -45,3 +45,20 @@ export function crcUpdate(crc: number, data: Uint8Array, from = 0, to = data.len
 export function crcValue(crc: number): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+/** Adler-32 (RFC 1950), the checksum that ends a zlib stream. */
+export function adler32(data: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  // 5552 bytes is the most that can be summed before b could pass 2^32 (zlib's NMAX).
+  for (let at = 0; at < data.length; ) {
+    const end = Math.min(data.length, at + 5552);
+    for (; at < end; at++) {
+      a += data[at];
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}

@@ -1,5 +1,6 @@
 import { Unzlib } from 'fflate';
 import { concat } from '../../bytes';
+import { adler32 } from '../../formats/png/crc';
 
 /** Largest inflated profile accepted; real profiles are well under 1 MB. */
 export const MAX_INFLATED_PROFILE = 4 * 1024 * 1024;
@@ -33,22 +34,6 @@ export function inflateProfile(data: Uint8Array): Uint8Array | null {
   if (total > MAX_INFLATED_PROFILE || data.length < 6) return null;
   const profile = concat(parts);
   const stored = new DataView(data.buffer, data.byteOffset + data.length - 4, 4).getUint32(0);
+  // fflate leaves the Adler-32 unchecked.
   return adler32(profile) === stored ? profile : null;
-}
-
-/** Adler-32 (RFC 1950), which fflate leaves unchecked. */
-function adler32(bytes: Uint8Array): number {
-  let a = 1;
-  let b = 0;
-  // 5552 bytes is the most that can be summed before b could pass 2^32 (zlib's NMAX).
-  for (let start = 0; start < bytes.length; start += 5552) {
-    const end = Math.min(bytes.length, start + 5552);
-    for (let i = start; i < end; i++) {
-      a += bytes[i];
-      b += a;
-    }
-    a %= 65521;
-    b %= 65521;
-  }
-  return ((b << 16) | a) >>> 0;
 }
