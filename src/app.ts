@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
 import { timing } from 'hono/timing';
 import { TrieRouter } from 'hono/router/trie-router';
@@ -13,6 +14,7 @@ import { registerProcessing } from './routes/processing';
 import { registerOpenApiDocument } from './routes/openapi';
 import { registerWeb } from './web';
 import { cpuShare } from './admission/cpu-share';
+import { roundTripsWaited } from './bindings/simulated-latency';
 
 export interface AppOptions {
   /** The app's time (quota days, rate windows, expiry); tests pass a clock they move by hand. */
@@ -35,7 +37,7 @@ export function createApp(options: AppOptions = {}) {
     },
   });
 
-  app.use('*', requestId({ limitLength: REQUEST_ID_LIMIT }), requestLog(options.log ?? consoleLog), async (c, next) => {
+  app.use('*', requestId({ limitLength: REQUEST_ID_LIMIT }), requestLog(options.log ?? consoleLog), roundTripsHeader, async (c, next) => {
     c.set('settings', readSettings(c.env));
     c.set('clock', clock);
     c.set('clientSignal', c.req.raw.signal);
@@ -73,6 +75,19 @@ export function createApp(options: AppOptions = {}) {
   app.onError(handleError);
   return app;
 }
+
+/**
+ * Under a simulated latency (`npm run dev -- --rtt far/near`), how many far (D1, R2) and near (the
+ * user's Durable Object) round trips the request waited for in turn, for `npm run bench -- --rtt`.
+ */
+const roundTripsHeader: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  const waited = roundTripsWaited();
+  if (!waited) return;
+  // A Response made outside Hono's helpers may have immutable headers: copy it first.
+  c.res = new Response(c.res.body, c.res);
+  c.res.headers.set('X-Round-Trips', `far=${waited.far}, near=${waited.near}`);
+};
 
 /** The methods registered for a path, for 405 answers and their Allow header. */
 function allowedMethodsOf(app: OpenAPIHono<AppEnv>): (path: string) => string[] {

@@ -1,4 +1,6 @@
 import type { Hold } from './admission';
+import type { Credential } from './auth/credentials';
+import type { GateTicket } from './middleware/user-gate/ticket';
 import type { PlanLimits, PlanName } from './plans';
 import type { Settings } from './config';
 import type { AppError } from './errors';
@@ -11,6 +13,8 @@ export interface Account {
   plan: PlanName;
   subscriptionEndsAt: string | null;
   limits: PlanLimits;
+  /** What the caller came with: checked again by the user's Durable Object and by the result record's insert. */
+  credential: Credential;
 }
 
 /** A signed-in browser, set by the session middleware on web routes. */
@@ -46,8 +50,10 @@ export interface AppEnv {
     uploadChecked?: boolean;
     /** The upload's bytes counted against the isolate's memory (middleware/upload-admission). */
     uploadHold?: Hold;
-    /** Today's conversions once the daily quota has settled this call (for the X-RateLimit headers). */
+    /** Today's conversions as the user's Durable Object counted them for this call (for the X-RateLimit headers). */
     quotaUsed?: number;
+    /** The processing call's place at the user's Durable Object: its slot and reserved conversion (middleware/user-gate). */
+    ticket?: GateTicket;
     /** The pages' url-encoded form, read once by the web-form middleware. */
     form?: Record<string, string | File>;
     /** Web routes only: null when nobody is signed in. */
@@ -55,4 +61,11 @@ export interface AppEnv {
     /** Web page routes render failures as pages; API routes leave this unset and answer JSON. */
     errorPage?: (error: AppError, status: number, headers: Headers) => Response | Promise<Response>;
   };
+}
+
+declare global {
+  interface Env {
+    /** "far/near" ms: every binding call answers that much later (src/bindings/simulated-latency.ts); never set on a deployment. */
+    SIMULATED_RTT_MS?: string;
+  }
 }
