@@ -28,7 +28,9 @@ CREATE TABLE IF NOT EXISTS api_keys (
 CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys (user_id);
 CREATE INDEX IF NOT EXISTS api_keys_prefix ON api_keys (prefix);
 
--- One row per user and UTC day; `used` counts successful processing calls (API and web).
+-- One row per user and UTC day; `used` counts successful processing calls (API and web). The
+-- user's Durable Object keeps the running count and writes it here within about a second of each
+-- charged conversion (src/user-gate); a count only grows within its day.
 CREATE TABLE IF NOT EXISTS daily_usage (
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   day     TEXT    NOT NULL, -- YYYY-MM-DD, UTC
@@ -36,6 +38,8 @@ CREATE TABLE IF NOT EXISTS daily_usage (
   PRIMARY KEY (user_id, day)
 );
 
+-- The record of every result file in R2 (`results/<uuid>`), written beside the upload. Downloads
+-- read the object's own metadata, not this; the account page lists these, the cron job deletes by them.
 CREATE TABLE IF NOT EXISTS results (
   uuid       TEXT    PRIMARY KEY, -- 32 lowercase hex characters, 128 random bits
   user_id    INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -45,7 +49,6 @@ CREATE TABLE IF NOT EXISTS results (
   size       INTEGER NOT NULL,
   width      INTEGER NOT NULL,
   height     INTEGER NOT NULL,
-  etag       TEXT    NOT NULL,
   created_at TEXT    NOT NULL,
   expires_at TEXT    NOT NULL
 );
@@ -92,18 +95,3 @@ CREATE TABLE IF NOT EXISTS key_reveals (
   expires_at      TEXT    NOT NULL
 );
 CREATE INDEX IF NOT EXISTS key_reveals_expires ON key_reveals (expires_at);
-
--- Idempotency-Key of processing calls: one row per user and key. While the first call with the
--- key runs, `response` is NULL and `expires_at` is when the claim lapses (a Worker that died);
--- once it succeeded, `response` is its JSON answer, replayed until the result expires.
-CREATE TABLE IF NOT EXISTS idempotency_keys (
-  user_id     INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  key         TEXT    NOT NULL,
-  -- Hex SHA-256 of the request: operation, text fields, file name and file bytes
-  fingerprint TEXT    NOT NULL,
-  response    TEXT,
-  created_at  TEXT    NOT NULL,
-  expires_at  TEXT    NOT NULL,
-  PRIMARY KEY (user_id, key)
-);
-CREATE INDEX IF NOT EXISTS idempotency_keys_expires ON idempotency_keys (expires_at);

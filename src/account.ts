@@ -1,18 +1,17 @@
-import { dailyUsed, utcDay } from './db/usage';
+import type { Credential } from './auth/credentials';
 import type { UserRow } from './db/users';
 import type { Account } from './env';
 import { effectivePlan, maxFileSizeBytes, PLANS } from './plans';
 
 /** The caller as every handler sees it, whether they came with an API key or a session. */
-export function toAccount(user: UserRow, now: Date): Account {
+export function toAccount(user: UserRow, now: Date, credential: Credential): Account {
   const plan = effectivePlan(user.plan, user.subscription_ends_at, now);
-  return { userId: user.id, email: user.email, plan, subscriptionEndsAt: user.subscription_ends_at, limits: PLANS[plan] };
+  return { userId: user.id, email: user.email, plan, subscriptionEndsAt: user.subscription_ends_at, limits: PLANS[plan], credential };
 }
 
-/** The Account object of image-api.md: what `GET /api/v1/me` returns and the account page shows. */
-export async function accountSummary(db: D1Database, account: Account, now: Date) {
+/** The Account object of image-api.md: what `GET /api/v1/me` returns and the account page shows; `used` is today's count. */
+export function accountSummary(account: Account, used: number) {
   const { email, plan, subscriptionEndsAt, limits } = account;
-  const used = await dailyUsed(db, account.userId, utcDay(now));
   const max = limits.dailyConversions;
   return {
     user: { email, plan, is_pro: plan === 'pro', subscription_ends_at: subscriptionEndsAt },
@@ -29,4 +28,4 @@ export async function accountSummary(db: D1Database, account: Account, now: Date
   };
 }
 
-export type AccountSummary = Awaited<ReturnType<typeof accountSummary>>;
+export type AccountSummary = ReturnType<typeof accountSummary>;

@@ -247,3 +247,16 @@ export async function applySchema(target: D1Target = {}, schemaFile: string = SC
   const run = await runWrangler(['d1', 'execute', DATABASE_NAME, '--json', `--file=${path.resolve(schemaFile)}`, ...targetArgs(resolved)]);
   return toResults(run, 'applying the schema');
 }
+
+/**
+ * Brings the database up to date with migrations/ (`wrangler d1 migrations apply`), as a deployment
+ * is: a local database made by an older version of the project gets the same changes.
+ */
+export async function applyMigrations(target: D1Target = {}): Promise<void> {
+  const resolved = resolveTarget(target);
+  const run = await runWrangler(['d1', 'migrations', 'apply', DATABASE_NAME, ...targetArgs(resolved)]);
+  if (run.code !== 0) {
+    const tail = stripAnsi(run.stderr || run.stdout).trim().split('\n').slice(-15).join('\n');
+    throw new D1Error(`applying migrations failed (exit ${run.code ?? run.signal})${tail ? `:\n${tail}` : ''}`, { stdout: run.stdout, stderr: run.stderr, exitCode: run.code });
+  }
+}

@@ -1,3 +1,5 @@
+import { liveBindings, liveCondition, type Credential } from '../auth/credentials';
+
 export interface ResultRow {
   uuid: string;
   user_id: number;
@@ -7,19 +9,24 @@ export interface ResultRow {
   size: number;
   width: number;
   height: number;
-  etag: string;
   created_at: string;
   expires_at: string;
 }
 
-export async function insertResult(db: D1Database, row: ResultRow): Promise<void> {
-  await db
+/**
+ * Records a result, in one statement, only while the credential that asked for it is live: a key
+ * revoked or a session ended anywhere, by a page or by the operator, stops the next conversion here
+ * at the latest, on the D1 primary. Returns false (nothing written) when it is not live.
+ */
+export async function insertResultForLiveCredential(db: D1Database, row: ResultRow, credential: Credential, now: Date): Promise<boolean> {
+  const outcome = await db
     .prepare(
-      `INSERT INTO results (uuid, user_id, operation, format, filename, size, width, height, etag, created_at, expires_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+      `INSERT INTO results (uuid, user_id, operation, format, filename, size, width, height, created_at, expires_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 WHERE ${liveCondition(credential, 11)}`,
     )
-    .bind(row.uuid, row.user_id, row.operation, row.format, row.filename, row.size, row.width, row.height, row.etag, row.created_at, row.expires_at)
+    .bind(row.uuid, row.user_id, row.operation, row.format, row.filename, row.size, row.width, row.height, row.created_at, row.expires_at, ...liveBindings(credential, now))
     .run();
+  return outcome.meta.changes > 0;
 }
 
 /** A result that has not expired yet; expired rows are invisible even before the cleanup job runs. */

@@ -1,4 +1,4 @@
-import type { UserRow } from './users';
+import type { D1Reader, UserRow } from './users';
 
 export interface SessionRow extends UserRow {
   csrf_token: string;
@@ -15,15 +15,15 @@ export async function insertSession(
     .run();
 }
 
-/** The live session with this id hash and its user; expired sessions are invisible before cleanup. */
-export function findLiveSession(db: D1Database, idHash: string, now: Date): Promise<SessionRow | null> {
+/** The session with this id hash and its user, expired or not (the caller compares `expires_at` with its clock). */
+export function findSession(db: D1Reader, idHash: string): Promise<SessionRow | null> {
   return db
     .prepare(
       `SELECT u.id, u.email, u.plan, u.subscription_ends_at, s.csrf_token, s.expires_at
          FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.id_hash = ?1 AND s.expires_at > ?2`,
+        WHERE s.id_hash = ?1`,
     )
-    .bind(idHash, now.toISOString())
+    .bind(idHash)
     .first<SessionRow>();
 }
 

@@ -14,25 +14,20 @@ export async function dailyUsed(db: D1Database, userId: number, day: string): Pr
 }
 
 /**
- * Takes one conversion from today's quota in a single statement, so parallel calls can
- * never overshoot: the upsert only increments while `used < limit`. Returns the new count,
- * or null when the limit was already reached. `limit` null = unlimited (still counted).
+ * Writes each day's count as the user's Durable Object keeps it (src/user-gate), which is the
+ * keeper of the running count: a count only grows within its day, so the larger of the two is kept
+ * and a retried or late write can never lower it.
  */
-export async function reserveConversion(db: D1Database, userId: number, day: string, limit: number | null): Promise<number | null> {
-  if (limit !== null && limit < 1) return null;
-  const row = await db
-    .prepare(
-      `INSERT INTO daily_usage (user_id, day, used) VALUES (?1, ?2, 1)
-       ON CONFLICT (user_id, day) DO UPDATE SET used = used + 1
-        WHERE ?3 IS NULL OR daily_usage.used < ?3
-       RETURNING used`,
-    )
-    .bind(userId, day, limit)
-    .first<{ used: number }>();
-  return row?.used ?? null;
-}
-
-/** Gives back a conversion reserved on `day` whose call then failed. */
-export async function releaseConversion(db: D1Database, userId: number, day: string): Promise<void> {
-  await db.prepare('UPDATE daily_usage SET used = used - 1 WHERE user_id = ?1 AND day = ?2 AND used > 0').bind(userId, day).run();
+export async function recordDailyUsage(db: D1Database, userId: number, days: { day: string; settled: number }[]): Promise<void> {
+  if (days.length === 0) return;
+  await db.batch(
+    days.map(({ day, settled }) =>
+      db
+        .prepare(
+          `INSERT INTO daily_usage (user_id, day, used) VALUES (?1, ?2, ?3)
+           ON CONFLICT (user_id, day) DO UPDATE SET used = MAX(used, excluded.used)`,
+        )
+        .bind(userId, day, settled),
+    ),
+  );
 }

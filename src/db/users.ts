@@ -1,5 +1,8 @@
 import type { PlanName } from '../plans';
 
+/** Where a read can go: the primary (the database itself) or a read replica (a Sessions API session). */
+export type D1Reader = Pick<D1Database, 'prepare'>;
+
 export interface UserRow {
   id: number;
   email: string;
@@ -13,7 +16,7 @@ export interface ApiKeyOwner extends UserRow {
 }
 
 /** The owner of a live (not revoked) key, looked up by the key's SHA-256 hash. */
-export function findUserByKeyHash(db: D1Database, keyHash: string): Promise<ApiKeyOwner | null> {
+export function findUserByKeyHash(db: D1Reader, keyHash: string): Promise<ApiKeyOwner | null> {
   return db
     .prepare(
       `SELECT u.id, u.email, u.plan, u.subscription_ends_at, k.id AS key_id, k.last_used_at AS key_last_used_at

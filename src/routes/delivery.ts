@@ -1,10 +1,9 @@
 import type { Context } from 'hono';
-import type { ResultRow } from '../db/results';
 import type { AppEnv } from '../env';
 import { ClientClosedRequest } from '../errors';
 import type { ProcessedResult } from '../image/operations';
 import type { ResultTarget } from '../image/result-sink';
-import { deleteResult, newResultId, resultTarget, storeResult, type ResultInput } from '../storage/results';
+import { deleteResult, newResultId, resultTarget, storeResult, type ResultInput, type StoredResult } from '../storage/results';
 
 /**
  * Runs a conversion straight into storage for a client that is still waiting for its link, and
@@ -20,11 +19,11 @@ export async function saveForWaitingClient(
   input: ResultInput,
   run: (target: ResultTarget) => Promise<ProcessedResult>,
   hold?: (bytes: number) => () => void,
-): Promise<{ row: ResultRow; image: ProcessedResult; delivered: () => void }> {
+): Promise<StoredResult & { delivered: () => void }> {
   const signal = c.get('clientSignal');
   if (signal.aborted) throw new ClientClosedRequest();
   const uuid = newResultId();
-  const target = resultTarget(c.env, uuid, input.uploadName, signal);
+  const target = resultTarget(c.env, uuid, input, signal);
   const discard = () => c.executionCtx.waitUntil(Promise.all([target.upload()?.abort(), deleteResult(c.env, uuid)]));
   signal.addEventListener('abort', discard, { once: true });
   try {

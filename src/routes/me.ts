@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { accountSummary } from '../account';
 import type { AppEnv } from '../env';
 import { apiKeyAuth } from '../middleware/api-key-auth';
-import { rateLimit } from '../middleware/rate-limit';
+import { rateOnly } from '../middleware/user-gate';
 import { headerRefs, meFailures } from './responses';
 import { AccountSchema, success } from './schemas';
 
@@ -13,7 +13,7 @@ const meRoute = createRoute({
   summary: "The caller's plan, today's quota, size limits and request rate",
   tags: ['Account'],
   security: [{ ApiKey: [] }],
-  middleware: [apiKeyAuth, rateLimit({ holdsSlot: false })] as const,
+  middleware: [apiKeyAuth, rateOnly] as const,
   responses: {
     200: {
       description: 'The account (Cache-Control: no-store).',
@@ -25,6 +25,6 @@ const meRoute = createRoute({
 });
 
 export function registerMe(app: OpenAPIHono<AppEnv>) {
-  // Personal and changing with every conversion: no cache may keep it.
-  app.openapi(meRoute, async (c) => c.json({ success: true as const, data: await accountSummary(c.env.DB, c.get('account'), c.get('clock')()) }, 200, { 'Cache-Control': 'no-store' }));
+  // Personal and changing with every conversion: no cache may keep it. The count comes with the rate check (one call to the user's Durable Object).
+  app.openapi(meRoute, (c) => c.json({ success: true as const, data: accountSummary(c.get('account'), c.get('quotaUsed') ?? 0) }, 200, { 'Cache-Control': 'no-store' }));
 }

@@ -11,17 +11,17 @@ import { every } from 'hono/combine';
 import { csrf } from 'hono/csrf';
 import { apiKeyAuth } from '../middleware/api-key-auth';
 import { csrfToken } from '../middleware/csrf-token';
-import { dailyQuota, quotaHeadersOnAnswer } from '../middleware/daily-quota';
 import { formContentType } from '../middleware/form-content-type';
 import { idempotency } from '../middleware/idempotency';
-import { rateLimit } from '../middleware/rate-limit';
 import { loadSession, requireSessionApi } from '../middleware/session';
 import { timedStep } from '../middleware/step-timing';
 import { uploadAdmission } from '../middleware/upload-admission';
 import { uploadForm } from '../middleware/upload-form';
 import { fileTooLarge, uploadLimit } from '../middleware/upload-limit';
+import { processingGate, quotaHeadersOnAnswer } from '../middleware/user-gate';
 import { MEGABYTE } from '../plans';
-import { downloadPath } from '../storage/results';
+import { cacheResult } from '../storage/result-cache';
+import { downloadPath, type StoredResult } from '../storage/results';
 import { saveForWaitingClient } from './delivery';
 import { headerRefs, processingFailures, QUOTA_HEADERS } from './responses';
 import { ConvertForm, CropForm, RemoveMetadataForm, ResizeForm, ResultSchema, success } from './schemas';
@@ -64,13 +64,14 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
     hide,
     security,
     parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
-    // Order matters: who is calling, may they call now, is it a repeat, may they spend a conversion, is the body small enough, is there memory to read it.
+    // Order matters: who is calling; may they call now and spend a conversion (one call to the user's
+    // Durable Object; with an Idempotency-Key the conversion waits for the key's claim); is the body
+    // small enough; is there memory to read it.
     middleware: [
       timedStep('auth', every(...auth)),
       quotaHeadersOnAnswer,
-      timedStep('rate', rateLimit({ holdsSlot: true })),
+      timedStep('gate', processingGate),
       timedStep('idempotency', idempotency),
-      timedStep('quota', dailyQuota),
       uploadLimit,
       formContentType,
       timedStep('admission', uploadAdmission),
@@ -105,7 +106,7 @@ async function takeUpload(c: Context<AppEnv>): Promise<{ bytes: Uint8Array; name
 
 /** Validate -> process -> store -> answer; everything else lives in middleware and src/image. */
 async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
-  const { userId, limits, plan } = c.get('account');
+  const { userId, limits, plan, credential } = c.get('account');
   const settings = c.get('settings');
   const size = (c.req.valid('form' as never) as { file: File }).file.size;
   if (size > limits.maxFileSizeMb * MEGABYTE) throw fileTooLarge(limits.maxFileSizeMb);
@@ -140,7 +141,8 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   };
   // What the upload still holds (its last part) is counted until it is stored.
   startTime(c, 'pipeline', 'the run, with the result streamed to R2 as it is encoded');
-  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, uploadName: upload.name, retentionMs: settings.resultRetentionMs, now }, run, (bytes) => memory.hold(bytes)).finally(() =>
+  const expiresAt = new Date(now.getTime() + settings.resultRetentionMs);
+  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, uploadName: upload.name, credential, now, expiresAt }, run, (bytes) => memory.hold(bytes)).finally(() =>
     endTime(c, 'pipeline'),
   );
   const { row, image } = saved;
@@ -148,7 +150,8 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   // What storing took after the run: the result's last part, completing the upload, the record.
   if (settings.diagnosticHeaders && ranUntil > 0) setMetric(c, 'pipeline.store', Date.now() - ranUntil);
   c.get('facts').pipelinePeakBytes = image.peakBytes;
-  const origin = settings.siteUrl ?? new URL(c.req.url).origin;
+  const downloadUrl = (settings.siteUrl ?? new URL(c.req.url).origin) + downloadPath(row);
+  keepInThisLocation(c, downloadUrl, saved, memory.hold(saved.bytes?.byteLength ?? 0));
   if (settings.diagnosticHeaders) {
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
     c.header('X-Pipeline-Planned-Bytes', String(Math.ceil(image.plannedPeakBytes)));
@@ -164,12 +167,30 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
         size: row.size,
         width: row.width,
         height: row.height,
-        download_url: origin + downloadPath(row),
+        download_url: downloadUrl,
         expires_at: row.expires_at,
       },
     },
     200,
   );
+}
+
+/**
+ * A small result (stored in one piece) goes into this location's cache behind the answer, so its
+ * first download here waits for no far store; `release` gives back the memory its bytes hold.
+ */
+function keepInThisLocation(c: Context<AppEnv>, downloadUrl: string, saved: StoredResult, release: () => void): void {
+  const { bytes, object, row } = saved;
+  if (!bytes) return release();
+  const facts = {
+    contentType: object.httpMetadata?.contentType ?? 'application/octet-stream',
+    contentDisposition: object.httpMetadata?.contentDisposition ?? 'attachment',
+    etag: object.httpEtag,
+    uploaded: object.uploaded,
+    size: object.size,
+    expiresAt: new Date(row.expires_at),
+  };
+  c.executionCtx.waitUntil(cacheResult(downloadUrl, bytes, facts, c.get('clock')()).finally(release));
 }
 
 export function registerProcessing(app: OpenAPIHono<AppEnv>) {

@@ -47,6 +47,7 @@ export class ResultUpload implements ResultSink {
   private written = 0;
   private peak = 0;
   private aborted = false;
+  private wholeFile: Uint8Array | null = null;
   /** Full parts not sent yet (they go at the next drain). */
   private readonly pending: Uint8Array[] = [];
 
@@ -115,11 +116,20 @@ export class ResultUpload implements ResultSink {
     if (this.signal?.aborted) throw new ClientClosedRequest();
   }
 
+  /** The whole file, when it was stored in one `put` (it never filled a part), once `finish` has stored it. */
+  get singlePutBytes(): Uint8Array | null {
+    return this.wholeFile;
+  }
+
   /** Stores the rest and completes the object; what R2 answers describes it. */
   async finish(): Promise<R2Object> {
     await this.drain();
     const rest = this.ownedTail ?? this.part.bytes();
-    if (!this.upload) return storeInPieces(rest, (body) => this.bucket.put(this.key, body, this.options));
+    if (!this.upload) {
+      const object = await storeInPieces(rest, (body) => this.bucket.put(this.key, body, this.options));
+      this.wholeFile = rest;
+      return object;
+    }
     if (rest.byteLength > 0) this.queue(rest);
     await this.drain();
     const upload = await this.upload;
@@ -220,18 +230,21 @@ const noop = () => {};
 
 const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/** What an object is stored with: its HTTP headers and the facts a download needs without D1. */
+export type ObjectMetadata = Pick<R2PutOptions, 'httpMetadata' | 'customMetadata'>;
+
 /** A run's result target that streams the file to R2 under `key` with the metadata its format calls for. */
 export function uploadTarget(
   bucket: R2Bucket,
   key: string,
-  metadata: (format: Parameters<ResultTarget['open']>[0]) => R2HTTPMetadata,
+  metadata: (format: Parameters<ResultTarget['open']>[0]) => ObjectMetadata,
   signal?: AbortSignal,
 ): ResultTarget & { upload: () => ResultUpload | null } {
   let upload: ResultUpload | null = null;
   return {
     heldBytes: uploadHeldBytes,
     open(format, maxBytes, pace) {
-      upload = new ResultUpload(bucket, key, { httpMetadata: metadata(format) }, maxBytes, signal, pace);
+      upload = new ResultUpload(bucket, key, metadata(format), maxBytes, signal, pace);
       return upload;
     },
     upload: () => upload,

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { csrf } from 'hono/csrf';
 import { accountSummary } from '../account';
+import { forgetKey } from '../auth/cached-lookups';
 import { displayPrefix, generateApiKey, hashApiKey, normalizeKeyName } from '../auth/api-keys';
 import { listLiveResults } from '../db/results';
 import { insertApiKeyUnderCap, listApiKeys, revokeApiKey } from '../db/users';
@@ -9,6 +10,8 @@ import type { AppEnv } from '../env';
 import { csrfToken } from '../middleware/csrf-token';
 import { webForm } from '../middleware/web-form';
 import { requireSessionPage } from '../middleware/session';
+import { todaysConversions } from '../middleware/user-gate/ticket';
+import { revokeAtGate } from '../user-gate/stub';
 import { downloadPath } from '../storage/results';
 import { frameOf, textField } from './frame';
 import { sealNewKey, takeNewKey } from './key-reveal';
@@ -28,11 +31,8 @@ async function renderAccount(c: Context<AppEnv>, extra: Pick<AccountView, 'newKe
   const account = c.get('account');
   const now = c.get('clock')();
   const origin = c.get('settings').siteUrl ?? new URL(c.req.url).origin;
-  const [summary, keys, results] = await Promise.all([
-    accountSummary(c.env.DB, account, now),
-    listApiKeys(c.env.DB, account.userId),
-    listLiveResults(c.env.DB, account.userId, now, RECENT_RESULTS),
-  ]);
+  const [used, keys, results] = await Promise.all([todaysConversions(c), listApiKeys(c.env.DB, account.userId), listLiveResults(c.env.DB, account.userId, now, RECENT_RESULTS)]);
+  const summary = accountSummary(account, used);
   const withLinks = results.map((row) => ({ ...row, downloadUrl: origin + downloadPath(row) }));
   return c.html(<AccountPage frame={frameOf(c)} summary={summary} keys={keys} results={withLinks} {...extra} />, status);
 }
@@ -55,11 +55,16 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>) {
 
   app.post('/account/keys/:id/revoke', csrf(), requireSessionPage, webForm, csrfToken, async (c) => {
     const id = Number(c.req.param('id'));
-    const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, c.get('account').userId, id, c.get('clock')()));
+    const { userId } = c.get('account');
+    const now = c.get('clock')();
+    const revoked = Number.isSafeInteger(id) && (await revokeApiKey(c.env.DB, userId, id, now));
+    if (revoked) {
+      // Refused from the next call on: here at once, by the user's Durable Object for every call, by other isolates' caches within a minute.
+      forgetKey(id);
+      await revokeAtGate(c.env, userId, { kind: 'key', keyId: id }, now);
+    }
     return c.redirect(`/account?notice=${revoked ? 'revoked' : 'not-found'}`, 303);
   });
 
-  app.get('/convert', requireSessionPage, async (c) =>
-    c.html(<ConverterPage frame={frameOf(c)} summary={await accountSummary(c.env.DB, c.get('account'), c.get('clock')())} />),
-  );
+  app.get('/convert', requireSessionPage, async (c) => c.html(<ConverterPage frame={frameOf(c)} summary={accountSummary(c.get('account'), await todaysConversions(c))} />));
 }

@@ -18,8 +18,8 @@ describe('API keys', () => {
   });
 
   it('gives an unknown and a revoked key the same answer', async () => {
+    // (A key this isolate has seen is refused by /me within a minute of its revocation: consistency.test.ts.)
     const user = await createTestUser();
-    expect((await api('/api/v1/me', { key: user.key })).status).toBe(200);
     await env.DB.prepare('UPDATE api_keys SET revoked_at = ?1 WHERE user_id = ?2').bind(new Date().toISOString(), user.id).run();
     const revoked = await api('/api/v1/me', { key: user.key });
     const unknown = await api('/api/v1/me', { key: user.key.slice(0, -1) + (user.key.endsWith('A') ? 'B' : 'A') });

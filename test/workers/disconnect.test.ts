@@ -1,7 +1,7 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { corpus, createTestUser, download, json, upload, usedToday } from './helpers';
+import { corpus, createTestUser, download, eventually, json, upload, usedToday } from './helpers';
 
 /** The user's stored results: records in D1 and files in R2. */
 async function storedResults(userId: number) {
@@ -9,17 +9,6 @@ async function storedResults(userId: number) {
   const listed = await env.RESULTS.list({ prefix: 'results/' });
   const recordsOf = new Set(results.map((row) => `results/${row.uuid}`));
   return { records: results.length, files: listed.objects.filter((object) => recordsOf.has(object.key)).length };
-}
-
-/** Clean-up runs after the answer (waitUntil), which SELF.fetch does not wait for: wait for the state a user would see. */
-async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (JSON.stringify(value) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
 }
 
 /** A multipart body sent as a stream in 64 KB pieces; `onSent` runs once the client has sent all of it. */

@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { objectKey } from '../../src/storage/results';
-import { createTestUser, download, expectFailure, json, upload } from './helpers';
+import { clockedClient, createTestUser, download, expectFailure, json, ManualClock, upload } from './helpers';
 import { encodeImage, gradient } from './images';
 
 async function makeResult() {
@@ -124,19 +124,30 @@ describe('GET /download/<uuid>/<format>/<filename>', () => {
     }
   });
 
-  it('answers an expired link with 404 at once, and the scheduled job deletes file and record', async () => {
-    const result = await makeResult();
-    await env.DB.prepare('UPDATE results SET expires_at = ?1 WHERE uuid = ?2').bind(new Date(Date.now() - 1000).toISOString(), result.uuid).run();
-    await expectFailure(await download(result.download_url), 404, 'NOT_FOUND');
+  it('answers an expired link with 404 at once, from the cache and from R2, and the scheduled job deletes file and record', async () => {
+    const clock = new ManualClock();
+    const client = clockedClient(clock);
+    const user = await createTestUser({ plan: 'pro' });
+    const made = await client.upload('/api/v1/convert', user.key, await encodeImage('png', gradient(32, 32)), { format: 'webp' }, 'tile.png');
+    const result = (await json(made)).data as { uuid: string; download_url: string };
+    const get = () => client.fetch(`http://api.test${new URL(result.download_url).pathname}`);
+    expect((await get()).status).toBe(200);
+    expect(await caches.default.match(result.download_url)).toBeDefined(); // kept in this location's cache
+
+    clock.advance(24 * 3_600_000 + 1000);
+    await expectFailure(await get(), 404, 'NOT_FOUND'); // the cached copy says when it expires
+    expect(await caches.default.match(result.download_url)).toBeUndefined();
+    await expectFailure(await get(), 404, 'NOT_FOUND'); // and so does the object in R2
     expect(await env.RESULTS.head(objectKey(result.uuid))).not.toBeNull();
 
-    const live = await makeResult();
+    const later = await client.upload('/api/v1/convert', user.key, await encodeImage('png', gradient(32, 32)), { format: 'webp' }, 'tile.png');
+    const live = (await json(later)).data as { uuid: string; download_url: string };
     const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ scheduledTime: Date.now() }), env, ctx);
+    await worker.scheduled(createScheduledController({ scheduledTime: clock.now().getTime() }), env, ctx);
     await waitOnExecutionContext(ctx);
     expect(await env.RESULTS.head(objectKey(result.uuid))).toBeNull();
     expect(await env.DB.prepare('SELECT uuid FROM results WHERE uuid = ?1').bind(result.uuid).first()).toBeNull();
-    expect((await download(live.download_url)).status).toBe(200);
+    expect(await env.RESULTS.head(objectKey(live.uuid))).not.toBeNull();
   });
 
   it('writes the file before answering and keeps it for the retention period', async () => {

@@ -4,6 +4,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-ke
 import { utcDay } from '../../src/db/usage';
 import { createUser, insertApiKey } from '../../src/db/users';
 import type { PlanName } from '../../src/plans';
+import { userGateOf } from '../../src/user-gate/stub';
 
 let userCount = 0;
 
@@ -25,9 +26,29 @@ export async function createTestUser(options: { plan?: PlanName; subscriptionEnd
   return { id: user.id, email, key };
 }
 
-export async function usedToday(userId: number): Promise<number> {
-  const row = await env.DB.prepare('SELECT used FROM daily_usage WHERE user_id = ?1 AND day = ?2').bind(userId, utcDay(new Date())).first<{ used: number }>();
+/** Today's conversions as the user's Durable Object counts them (the running count: reserved and charged). */
+export async function usedToday(userId: number, now = new Date()): Promise<number> {
+  return userGateOf(env, userId).usage({ userId, now: now.getTime(), day: utcDay(now), credential: 'test' });
+}
+
+/** Today's conversions as D1 has them (the object writes them there behind each answer). */
+export async function usedTodayInD1(userId: number, now = new Date()): Promise<number> {
+  const row = await env.DB.prepare('SELECT used FROM daily_usage WHERE user_id = ?1 AND day = ?2').bind(userId, utcDay(now)).first<{ used: number }>();
   return row?.used ?? 0;
+}
+
+/**
+ * Work behind an answer (waitUntil), which SELF.fetch does not wait for: polls `read` until it gives
+ * `expected` (compared as JSON) or `withinMs` has passed, and returns what it last gave.
+ */
+export async function eventually<T>(read: () => Promise<T>, expected: T, withinMs = 5000): Promise<T> {
+  const until = Date.now() + withinMs;
+  let value = await read();
+  while (JSON.stringify(value) !== JSON.stringify(expected) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
 }
 
 export { corpus, fixture, fixtureList } from '../support/image-testing';

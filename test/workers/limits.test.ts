@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { releaseConversion, reserveConversion, utcDay } from '../../src/db/usage';
+import { utcDay } from '../../src/db/usage';
+import { userGateOf } from '../../src/user-gate/stub';
 import { api, clockedClient, createTestUser, expectFailure, json, ManualClock, upload, usedToday } from './helpers';
 import { encodeImage, gradient } from './images';
 
@@ -49,11 +50,16 @@ describe('daily quota', () => {
 
   it('never lets parallel reservations exceed what is left (40 in parallel, 7 left)', async () => {
     const user = await createTestUser({ usedToday: 8 });
-    const day = utcDay(new Date());
-    const outcomes = await Promise.all(Array.from({ length: 40 }, () => reserveConversion(env.DB, user.id, day, 15)));
-    expect(outcomes.filter((used) => used !== null)).toHaveLength(7);
+    const gate = userGateOf(env, user.id);
+    const now = new Date();
+    const caller = { userId: user.id, now: now.getTime(), day: utcDay(now), credential: 'test' };
+    const ask = { ...caller, requestsPerSecond: 100, maxConcurrent: 100, reserve: { dailyLimit: 15 } };
+    const outcomes = await Promise.all(Array.from({ length: 40 }, () => gate.admit(ask)));
+    const admitted = outcomes.filter((outcome) => outcome.admitted);
+    expect(admitted).toHaveLength(7);
+    expect(outcomes.filter((outcome) => !outcome.admitted && outcome.reason === 'quota')).toHaveLength(33);
     expect(await usedToday(user.id)).toBe(15);
-    await releaseConversion(env.DB, user.id, day);
+    await gate.finish({ leaseId: (admitted[0] as { leaseId: string }).leaseId, day: caller.day, charged: false });
     expect(await usedToday(user.id)).toBe(14);
   });
 
@@ -133,14 +139,15 @@ describe('request rate', () => {
 
   it('holds max_concurrent slots per user until each call ends', async () => {
     const user = await createTestUser();
-    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`user:${user.id}`));
-    const wide = { requestsPerSecond: 100, maxConcurrent: 2, now: Date.now() };
-    const first = await limiter.admit(wide);
-    const second = await limiter.admit(wide);
-    const third = await limiter.admit(wide);
+    const gate = userGateOf(env, user.id);
+    const now = new Date();
+    const wide = { userId: user.id, now: now.getTime(), day: utcDay(now), credential: 'test', requestsPerSecond: 100, maxConcurrent: 2 };
+    const first = await gate.admit(wide);
+    const second = await gate.admit(wide);
+    const third = await gate.admit(wide);
     expect(first.admitted && second.admitted).toBe(true);
-    expect(third).toEqual({ admitted: false, reason: 'concurrency', retryAfterSeconds: 1 });
-    if (first.admitted && first.leaseId) await limiter.release(first.leaseId);
-    expect((await limiter.admit(wide)).admitted).toBe(true);
+    expect(third).toEqual({ admitted: false, reason: 'concurrency', retryAfterSeconds: 1, used: 0 });
+    if (first.admitted && first.leaseId) await gate.finish({ leaseId: first.leaseId, day: wide.day, charged: false });
+    expect((await gate.admit(wide)).admitted).toBe(true);
   });
 });

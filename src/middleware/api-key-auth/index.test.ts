@@ -9,7 +9,8 @@ describe('apiKeyAuth', () => {
   it('puts the key owner and the effective plan on the context', async () => {
     const user = await createTestUser({ plan: 'pro' });
     const response = await request(user.key);
-    expect(await response.json()).toEqual({ userId: user.id, email: user.email, plan: 'pro', subscriptionEndsAt: null, limits: PLANS.pro });
+    const account = await response.json();
+    expect(account).toEqual({ userId: user.id, email: user.email, plan: 'pro', subscriptionEndsAt: null, limits: PLANS.pro, credential: { kind: 'key', keyId: expect.any(Number) } });
   });
 
   it('gives an ended Pro subscription the Free limits', async () => {

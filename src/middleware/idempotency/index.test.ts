@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createTestUser, expectFailure, json } from '../../../test/workers/helpers';
+import { createTestUser, expectFailure, json, ManualClock } from '../../../test/workers/helpers';
 import { appWith } from '../../../test/workers/middleware-app';
 import { AppError } from '../../errors';
+import { processingGate } from '../user-gate';
 import { idempotency } from './index';
 
 function form(fields: Record<string, string>, file = 'image bytes', filename = 'a.png') {
@@ -18,14 +19,20 @@ function countingOperation() {
   const released = new Promise<void>((resolve) => (release = resolve));
   let entered!: () => void;
   const inside = new Promise<void>((resolve) => (entered = resolve));
-  const request = appWith([idempotency], async (c) => {
+  // Each call a second after the one before: the Free rate (2 per second) stays out of the way.
+  const clock = new ManualClock();
+  const handle = appWith([processingGate, idempotency], async (c) => {
     runs++;
     entered();
     if (c.req.header('X-Block')) await released;
     if (c.req.header('X-Fail')) throw new AppError('UNSUPPORTED_FORMAT', 'not an image');
     const fields = await c.req.parseBody();
     return c.json({ success: true, data: { run: runs, format: fields.format, expires_at: new Date(Date.now() + 3_600_000).toISOString() } });
-  });
+  }, clock.now);
+  const request: typeof handle = (...args) => {
+    clock.advance(1000);
+    return handle(...args);
+  };
   return { request, runs: () => runs, release, inside };
 }
 

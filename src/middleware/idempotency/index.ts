@@ -1,6 +1,6 @@
 import type { Context, Next } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey, type HeldClaim } from '../../db/idempotency';
+import { credentialIsLive, credentialRefused } from '../../auth/credentials';
 import type { AppEnv } from '../../env';
 import { AppError, invalidParameter } from '../../errors';
 import { toHex } from '../../hex';
@@ -8,14 +8,13 @@ import { formContentType } from '../form-content-type';
 import { uploadAdmission } from '../upload-admission';
 import { parseUploadForm } from '../upload-form';
 import { uploadLimit } from '../upload-limit';
+import { dailyLimitReached, IDEMPOTENCY_HEADER } from '../user-gate';
 
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export { IDEMPOTENCY_HEADER };
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-// Visible ASCII, as the IETF draft's sf-string allows, and short enough for a D1 key.
+// Visible ASCII, as the IETF draft's sf-string allows.
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
-// A call that holds a key longer than this is taken to have died (a Worker's CPU limit is 5 minutes at most).
-const CLAIM_LIFETIME_MS = 5 * 60_000;
 
 async function sha256OfStream(stream: ReadableStream<Uint8Array>): Promise<string> {
   const digest = new crypto.DigestStream('SHA-256');
@@ -29,9 +28,10 @@ async function sha256OfStream(stream: ReadableStream<Uint8Array>): Promise<strin
  * is the platform's parse of the body stream, the one the validator then reads (upload-form), and
  * the file is hashed as a stream (DigestStream), so the upload is held once, as without a key.
  */
-async function fingerprint(c: Context<AppEnv>): Promise<string | null> {
-  const contentType = c.req.header('Content-Type') ?? '';
-  if (!/^multipart\/form-data/i.test(contentType)) return null;
+async function fingerprint(c: Context<AppEnv>): Promise<string> {
+  if (!/^multipart\/form-data/i.test(c.req.header('Content-Type') ?? '')) {
+    throw new AppError('INVALID_PARAMETERS', 'The request body must be multipart/form-data with a "file" field.');
+  }
   const form = await parseUploadForm(c);
   const parts: string[][] = [];
   for (const [name, value] of form) {
@@ -48,45 +48,33 @@ const reused = () =>
     'This Idempotency-Key was already used for a different request (another operation, file or parameters). Use a new key for a new request.',
   );
 
+/**
+ * The claim is the user's Durable Object's (near): it keeps the key's record beside the day's
+ * count, and claiming reserves the conversion in the same call. A replay writes nothing that could
+ * refuse a revoked key, so the key (or session) is asked of the D1 primary meanwhile.
+ */
 async function runUnderClaim(c: Context<AppEnv>, next: Next, key: string): Promise<void> {
   const print = await fingerprint(c);
-  if (print === null) return next();
-  const { userId } = c.get('account');
-  const now = c.get('clock')();
-  const claim = await claimIdempotencyKey(c.env.DB, { userId, key, fingerprint: print, now, claimExpiresAt: new Date(now.getTime() + CLAIM_LIFETIME_MS) });
-
-  if (claim.kind !== 'claimed') {
-    if (claim.fingerprint !== print) throw reused();
-    if (claim.kind === 'running') {
+  const { credential } = c.get('account');
+  const live = credentialIsLive(c.env.DB, credential, c.get('clock')());
+  live.catch(() => {});
+  const claim = await c.get('ticket')!.claim(key, print);
+  switch (claim.kind) {
+    case 'claimed':
+      return next();
+    case 'reused':
+      throw reused();
+    case 'running':
       throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry in a moment to get its result.', undefined, {
         'Retry-After': '1',
       });
-    }
-    c.get('facts').idempotentReplay = true;
-    c.res = c.body(claim.response, 200, { 'Content-Type': 'application/json', [REPLAYED_HEADER]: 'true' });
-    return;
+    case 'quota':
+      throw dailyLimitReached(c);
+    case 'replay':
+      if (!(await live)) throw credentialRefused(credential.kind);
+      c.get('facts').idempotentReplay = true;
+      c.res = c.body(claim.response, 200, { 'Content-Type': 'application/json', [REPLAYED_HEADER]: 'true' });
   }
-
-  const held: HeldClaim = { userId, key, claimedAt: claim.claimedAt };
-  const signal = c.get('clientSignal');
-  // Like the daily quota: a failed or abandoned call gives the key back, also when a disconnect cancels this request's promises.
-  let released: Promise<void> | null = null;
-  const release = () => (released ??= releaseIdempotencyKey(c.env.DB, held));
-  const onAbort = () => c.executionCtx.waitUntil(release());
-  signal.addEventListener('abort', onAbort);
-  try {
-    await next();
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-  if (c.res.status !== 200 || signal.aborted) {
-    c.executionCtx.waitUntil(release());
-    await release();
-    return;
-  }
-  const answer = await c.res.clone().text();
-  const expiresAt = Date.parse((JSON.parse(answer) as { data: { expires_at: string } }).data.expires_at);
-  await recordIdempotentAnswer(c.env.DB, held, answer, new Date(expiresAt));
 }
 
 /**
@@ -95,8 +83,8 @@ async function runUnderClaim(c: Context<AppEnv>, next: Next, key: string): Promi
  * same request gets that answer again (same uuid, no second conversion, no quota), marked
  * `Idempotent-Replayed: true`. The same key with another request is refused (422), and so is a
  * repeat while the first is still running (409, Retry-After: 1). Failed calls keep nothing, so a
- * retry after an error runs afresh. A keyed call reads its upload before the daily quota is
- * checked (it may be a replay), so its size is checked here first.
+ * retry after an error runs afresh. A keyed call reads its upload before its conversion is
+ * reserved (it may be a replay), so its size is checked here first.
  */
 export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header(IDEMPOTENCY_HEADER);

@@ -1,5 +1,5 @@
 import type { AccountSummary } from '../../account';
-import { dailyLimitMessage } from '../../middleware/daily-quota';
+import { dailyLimitMessage } from '../../middleware/user-gate';
 import { groupedDigits } from '../../plans';
 import { Field, hintId, Layout, type PageFrame } from '../layout';
 
