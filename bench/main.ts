@@ -18,6 +18,7 @@ import { measureBundle, type BundleResult } from './bundle.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { cpuMs, cpuTimes, findWorkerd, foreignProcesses, sampleDuring, stealPercent, type ProcessMemory } from './memory.ts';
 import { printReport } from './report.ts';
+import { runRtt, rttTable, writeRttTable } from './rtt.ts';
 import { psnr, PSNR_DESCRIPTION, ssim, SSIM_DESCRIPTION, type RawImage } from '../test/support/ssim.ts';
 import { decodeRgb, memoryFields, PHOTO, PHOTOS_DIR, TIMED_WORKLOADS, W6, type Megapixels, type TimedWorkload } from './workloads.ts';
 
@@ -48,6 +49,8 @@ export interface BenchOptions {
   out: string;
   saveOutputs: boolean;
   verbose: boolean;
+  /** "far/near": only the round-trip table (bench/rtt.ts), written into docs/performance.md. */
+  rtt: string | null;
 }
 
 const USAGE = `Usage: npm run bench [-- <options>]
@@ -72,6 +75,9 @@ then prints the tables and writes them as JSON.
                          auto probes the rate and makes enough (default auto, at most 40)
   --out <file>           JSON output (default test-output/bench/latest.json)
   --save-outputs         keep each workload's API and sharp output files in outputs/ beside the JSON
+  --rtt <far>/<near>     only this: the API's requests timed at 0/0 and with every D1 and R2
+                         call <far> ms and every Durable Object call <near> ms away (e.g.
+                         100/5); the table goes into docs/performance.md
   --verbose              echo the dev servers' output
   -h, --help             this text`;
 
@@ -93,6 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     out: path.join(PROJECT_ROOT, 'test-output', 'bench', 'latest.json'),
     saveOutputs: false,
     verbose: false,
+    rtt: null,
   };
   const positiveInt = (name: string, value: string | undefined, min = 1) => {
     if (value === undefined || !/^\d+$/.test(value) || Number(value) < min) throw new Error(`--${name} needs a whole number >= ${min}`);
@@ -163,6 +170,12 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       case 'verbose':
         options.verbose = true;
         break;
+      case 'rtt': {
+        const v = value() ?? '';
+        if (!/^\d{1,5}\/\d{1,5}$/.test(v)) throw new Error(`--rtt takes <far ms>/<near ms>, such as 100/5; got ${v}`);
+        options.rtt = v;
+        break;
+      }
       default:
         throw new Error(`unknown option --${name}`);
     }
@@ -725,6 +738,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     process.stderr.write(`bench: ${(err as Error).message}\n${USAGE}\n`);
     return 2;
+  }
+  if (options.rtt) {
+    const rows = await runRtt(options.rtt, options.verbose, log);
+    const table = rttTable(rows, options.rtt, new Date().toISOString().slice(0, 10));
+    process.stdout.write(table + '\n');
+    log(`wrote the table into ${writeRttTable(table)}`);
+    return rows.every((row) => row.allowedExtraMs === null || row.farMs - row.nearbyMs <= row.allowedExtraMs) ? 0 : 1;
   }
   if (options.runs < 5) log(`note: --runs ${options.runs} (the issue asks for at least 5)`);
 

@@ -202,7 +202,7 @@ UPDATE api_keys SET revoked_at = ${sql`${now}`}
     io.out(`The ${label} was already revoked at ${k.revoked_at}; nothing changed.`);
     return;
   }
-  io.out(`Revoked the ${label} at ${now}.`);
+  io.out(`Revoked the ${label} at ${now}. Processing calls refuse it at once; GET /api/v1/me may answer it for up to 60 s more (README, Consistency).`);
 }
 
 async function setPlan(email: string, plan: Plan, until: string | null, target: D1Target, io: Output): Promise<void> {
@@ -215,7 +215,7 @@ async function setPlan(email: string, plan: Plan, until: string | null, target: 
   if (!user) throw new CliError(`no user with e-mail ${email}`, 1);
   const effective = effectivePlan(user.plan, user.subscription_ends_at);
   if (plan === 'pro' && effective !== 'pro') io.err(`warning: ${until} is in the past, so ${email} is effectively on the free plan`);
-  io.out(`${user.email}: plan ${describePlan(String(user.plan), user.subscription_ends_at)} (effective plan: ${effective}).`);
+  io.out(`${user.email}: plan ${describePlan(String(user.plan), user.subscription_ends_at)} (effective plan: ${effective}); in effect everywhere within 60 s.`);
 }
 
 async function resetPassword(email: string, target: D1Target, io: Output): Promise<void> {
@@ -230,7 +230,7 @@ DELETE FROM sessions WHERE user_id = (SELECT id FROM users WHERE email = ${email
   const sessions = (rows[2] ?? []).length;
   io.out(
     `${email}: ${hadPassword ? 'web password removed' : 'had no web password'}, ${sessions} web session${sessions === 1 ? '' : 's'} ended. ` +
-      'A new password is set by signing up with this e-mail and one of the account\'s API keys.',
+      'The converter refuses those sessions at once, the pages within 60 s. A new password is set by signing up with this e-mail and one of the account\'s API keys.',
   );
 }
 

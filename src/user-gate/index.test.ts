@@ -34,7 +34,7 @@ describe('UserGate', () => {
     const real = await runInDurableObject(gate, (instance) => {
       const object = instance as unknown as { db: D1Database };
       const db = object.db;
-      object.db = { ...db, batch: () => Promise.reject(new Error('D1 is unreachable')), prepare: db.prepare.bind(db) } as D1Database;
+      object.db = { ...db, batch: () => Promise.reject(new Error('D1 is unreachable')), prepare: db.prepare.bind(db) } as unknown as D1Database;
       return db;
     });
     expect(await runDurableObjectAlarm(gate)).toBe(true);

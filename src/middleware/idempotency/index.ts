@@ -1,6 +1,6 @@
 import type { Context, Next } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { credentialIsLive, credentialRefused } from '../../auth/credentials';
+import { credentialRefused } from '../../auth/credentials';
 import type { AppEnv } from '../../env';
 import { AppError, invalidParameter } from '../../errors';
 import { toHex } from '../../hex';
@@ -51,14 +51,13 @@ const reused = () =>
 /**
  * The claim is the user's Durable Object's (near): it keeps the key's record beside the day's
  * count, and claiming reserves the conversion in the same call. A replay writes nothing that could
- * refuse a revoked key, so the key (or session) is asked of the D1 primary meanwhile.
+ * refuse a revoked key, so it waits for the D1 primary's word on the key (or session), asked since
+ * the call came in (middleware/user-gate).
  */
 async function runUnderClaim(c: Context<AppEnv>, next: Next, key: string): Promise<void> {
   const print = await fingerprint(c);
-  const { credential } = c.get('account');
-  const live = credentialIsLive(c.env.DB, credential, c.get('clock')());
-  live.catch(() => {});
-  const claim = await c.get('ticket')!.claim(key, print);
+  const ticket = c.get('ticket')!;
+  const claim = await ticket.claim(key, print);
   switch (claim.kind) {
     case 'claimed':
       return next();
@@ -71,7 +70,7 @@ async function runUnderClaim(c: Context<AppEnv>, next: Next, key: string): Promi
     case 'quota':
       throw dailyLimitReached(c);
     case 'replay':
-      if (!(await live)) throw credentialRefused(credential.kind);
+      if (!(await ticket.stillLive)) throw credentialRefused(c.get('account').credential.kind);
       c.get('facts').idempotentReplay = true;
       c.res = c.body(claim.response, 200, { 'Content-Type': 'application/json', [REPLAYED_HEADER]: 'true' });
   }
