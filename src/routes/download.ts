@@ -146,10 +146,19 @@ async function fromBucket(c: Context<AppEnv>, downloadUrl: string, now: Date): P
   });
 }
 
+/** Links whose copy this isolate is putting into the cache now: ranged requests in parallel start one copy, not one each. */
+const filling = new Set<string>();
+
 /** A whole copy for this location's cache, read apart from the client's answer so that neither waits for the other. */
 async function fillCache(bucket: R2Bucket, key: string, downloadUrl: string, file: FileFacts, now: Date): Promise<void> {
-  const whole = await bucket.get(key);
-  if (whole) await cacheResult(downloadUrl, whole.body, file, now);
+  if (filling.has(downloadUrl)) return;
+  filling.add(downloadUrl);
+  try {
+    const whole = await bucket.get(key);
+    if (whole) await cacheResult(downloadUrl, whole.body, file, now);
+  } finally {
+    filling.delete(downloadUrl);
+  }
 }
 
 /**

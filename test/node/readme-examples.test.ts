@@ -90,7 +90,9 @@ describe('the README, run against npm run dev', () => {
     await shell(revoke, env);
     expect((await fetch(`${server.url}/api/v1/me`, { headers: { Authorization: `Bearer ${laptopKey}` } })).status).toBe(401);
     for (const line of rest.filter((line) => !line.includes('revoke-key'))) await shell(line, env);
-    const after = await fetch(`${server.url}/api/v1/me`, { headers: { Authorization: `Bearer ${userKey}` } });
+    // A key this Worker has not seen yet shows the new plan at once; one it has seen, within a minute (README, Consistency).
+    const newKey = (await shell(createKey.replace('laptop', 'desktop'), env)).stdout.trim().split('\n').pop()!;
+    const after = await fetch(`${server.url}/api/v1/me`, { headers: { Authorization: `Bearer ${newKey}` } });
     expect(((await after.json()) as any).data.user.plan).toBe('free');
   });
 
