@@ -11,8 +11,8 @@
  *
  * Own options (recognised anywhere, also after `--`): `--persist-to <dir>` (used for every
  * step; default $IMAGE_API_PERSIST_TO, else wrangler's .wrangler/state), `--port <n>`, and
- * `--rtt <far>/<near>`: every D1 and R2 call answers <far> ms later and every call to a user's
- * Durable Object <near> ms later, as for a caller far from the stores (SIMULATED_RTT_MS).
+ * `--rtt <far>/<near>` (or $SIMULATED_RTT_MS): every D1 and R2 call answers <far> ms later and
+ * every call to a user's Durable Object <near> ms later, as for a caller far from the stores.
  * Everything else is passed to `wrangler dev` unchanged. wrangler's stdin is not connected
  * (a background process group must not read the terminal), so its hotkeys are off: use Ctrl-C.
  */
@@ -78,6 +78,11 @@ export function parseDevArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     forwarded.push(arg);
   }
   const dir = persistTo ?? (env[PERSIST_ENV] || undefined);
+  const fromEnv = env.SIMULATED_RTT_MS?.trim();
+  if (rtt === undefined && fromEnv) {
+    if (!/^\d{1,5}\/\d{1,5}$/.test(fromEnv)) throw new Error(`SIMULATED_RTT_MS must be <far ms>/<near ms>, such as 100/5; got ${fromEnv}`);
+    rtt = fromEnv;
+  }
   return { persistTo: dir ? path.resolve(dir) : undefined, port: port ?? String(DEFAULT_PORT), rtt, forwarded, help };
 }
 

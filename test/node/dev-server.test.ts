@@ -18,7 +18,7 @@ describe('startDevServer', () => {
     await server?.stop();
   });
 
-  it('starts npm run dev (schema, seed, wrangler dev), answers HTTP, and stop() leaves no process behind', async () => {
+  it('starts npm run dev (migrations, seed, wrangler dev), answers HTTP, and stop() leaves no process behind', async () => {
     server = await startDevServer();
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
@@ -36,5 +36,18 @@ describe('startDevServer', () => {
     await server.stop();
     for (const g of groups) expect(groupGone(g), `process group ${g} still exists`).toBe(true);
     await expect(fetch(`${server.url}/`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+  });
+});
+
+describe('npm run dev options', () => {
+  it('takes --rtt <far>/<near>, or SIMULATED_RTT_MS, for the stores\' simulated distance', async () => {
+    const { parseDevArgs } = await import('../../src/cli/dev.ts');
+    expect(parseDevArgs(['--rtt', '100/5'], {}).rtt).toBe('100/5');
+    expect(parseDevArgs(['--rtt=0/0', '--', '--ip', '127.0.0.1'], {})).toMatchObject({ rtt: '0/0', forwarded: ['--ip', '127.0.0.1'] });
+    expect(parseDevArgs([], { SIMULATED_RTT_MS: '200/10' }).rtt).toBe('200/10');
+    expect(parseDevArgs(['--rtt', '50/1'], { SIMULATED_RTT_MS: '200/10' }).rtt).toBe('50/1');
+    expect(parseDevArgs([], {}).rtt).toBeUndefined();
+    expect(() => parseDevArgs(['--rtt', '100'], {})).toThrow(/--rtt must be/);
+    expect(() => parseDevArgs([], { SIMULATED_RTT_MS: 'fast' })).toThrow(/SIMULATED_RTT_MS must be/);
   });
 });
