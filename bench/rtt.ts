@@ -182,12 +182,12 @@ export function rttTable(rows: RttRow[], rtt: string, when: string): string {
   return lines.join('\n');
 }
 
-/** Replaces what lies between the rtt-table markers of docs/performance.md. */
-export function writeRttTable(table: string): string {
+/** Replaces what lies between the `<!-- name:start -->` and `<!-- name:end -->` markers of docs/performance.md. */
+export function writeMarkedTable(name: string, table: string): string {
   const file = path.join(PROJECT_ROOT, 'docs', 'performance.md');
   const text = readFileSync(file, 'utf8');
-  const start = '<!-- rtt-table:start -->';
-  const end = '<!-- rtt-table:end -->';
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
   const from = text.indexOf(start);
   const to = text.indexOf(end);
   if (from < 0 || to < from) throw new Error(`docs/performance.md has no ${start} ... ${end} section`);

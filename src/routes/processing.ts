@@ -153,6 +153,8 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   const downloadUrl = (settings.siteUrl ?? new URL(c.req.url).origin) + downloadPath(row);
   keepInThisLocation(c, downloadUrl, saved, memory.hold(saved.bytes?.byteLength ?? 0));
   if (settings.diagnosticHeaders) {
+    c.header('X-Isolate-Peak-Bytes', String(memory.peakHeldBytes));
+    c.header('X-Isolate-Budget-Bytes', String(pixelLimits.memoryBudgetBytes));
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
     c.header('X-Pipeline-Planned-Bytes', String(Math.ceil(image.plannedPeakBytes)));
   }

@@ -42,12 +42,13 @@ describe('startDevServer', () => {
 describe('npm run dev options', () => {
   it('takes --rtt <far>/<near>, or SIMULATED_RTT_MS, for the stores\' simulated distance', async () => {
     const { parseDevArgs } = await import('../../src/cli/dev.ts');
-    expect(parseDevArgs(['--rtt', '100/5'], {}).rtt).toBe('100/5');
-    expect(parseDevArgs(['--rtt=0/0', '--', '--ip', '127.0.0.1'], {})).toMatchObject({ rtt: '0/0', forwarded: ['--ip', '127.0.0.1'] });
-    expect(parseDevArgs([], { SIMULATED_RTT_MS: '200/10' }).rtt).toBe('200/10');
-    expect(parseDevArgs(['--rtt', '50/1'], { SIMULATED_RTT_MS: '200/10' }).rtt).toBe('50/1');
-    expect(parseDevArgs([], {}).rtt).toBeUndefined();
-    expect(() => parseDevArgs(['--rtt', '100'], {})).toThrow(/--rtt must be/);
-    expect(() => parseDevArgs([], { SIMULATED_RTT_MS: 'fast' })).toThrow(/SIMULATED_RTT_MS must be/);
+    const vars = (values: Record<string, string> = {}) => values as NodeJS.ProcessEnv;
+    expect(parseDevArgs(['--rtt', '100/5'], vars()).rtt).toBe('100/5');
+    expect(parseDevArgs(['--rtt=0/0', '--', '--ip', '127.0.0.1'], vars())).toMatchObject({ rtt: '0/0', forwarded: ['--ip', '127.0.0.1'] });
+    expect(parseDevArgs([], vars({ SIMULATED_RTT_MS: '200/10' })).rtt).toBe('200/10');
+    expect(parseDevArgs(['--rtt', '50/1'], vars({ SIMULATED_RTT_MS: '200/10' })).rtt).toBe('50/1');
+    expect(parseDevArgs([], vars()).rtt).toBeUndefined();
+    expect(() => parseDevArgs(['--rtt', '100'], vars())).toThrow(/--rtt must be/);
+    expect(() => parseDevArgs([], vars({ SIMULATED_RTT_MS: 'fast' }))).toThrow(/SIMULATED_RTT_MS must be/);
   });
 });
