@@ -1,10 +1,10 @@
 /*
- * A PNG band decoder on zlib: the image data (the IDAT chunks' payloads, pulled from JavaScript in
- * 32 KiB pieces) is inflated straight into a batch of rows (BATCH_BYTES, or one row where a row is
- * larger), each row is unfiltered in place against the one before it and expanded to RGBA words
- * (R in the low byte) in the band, in one pass. It holds zlib's inflate state with its 32 KiB
- * window, the input piece, the batch and one row (the last of the batch before) per stream, and
- * the band.
+ * A PNG band decoder on Chromium's zlib (codecs/png/build.sh): the image data (the IDAT chunks'
+ * payloads, pulled from JavaScript in 32 KiB pieces) is inflated straight into a batch of rows
+ * (BATCH_BYTES, or one row where a row is larger), each row is unfiltered in place against the one
+ * before it and expanded to RGBA words (R in the low byte) in the band, in one pass. It holds
+ * zlib's inflate state with its 32 KiB window, the input piece, the batch and one row (the last of
+ * the batch before) per stream, and the band.
  *
  * An Adam7 image's seven reduced images lie one after the other in the zlib stream; each gets its
  * own stream that inflates and drops the passes before it, so every image row takes the next row
