@@ -1,6 +1,6 @@
 /*
  * A PNG band decoder on Chromium's zlib (codecs/png/build.sh): the image data (the IDAT chunks'
- * payloads, pulled from JavaScript in 32 KiB pieces) is inflated straight into a batch of rows
+ * payloads, pulled from JavaScript in 64 KiB pieces) is inflated straight into a batch of rows
  * (BATCH_BYTES, or one row where a row is larger), each row is unfiltered in place against the one
  * before it and expanded to RGBA words (R in the low byte) in the band, in one pass. It holds
  * zlib's inflate state with its 32 KiB window, the input piece, the batch and one row (the last of
@@ -29,16 +29,18 @@
 #include "codec.h"
 #include "zlib.h"
 
-/* Compressed bytes asked of JavaScript at once. */
-#define INPUT_BYTES 32768
-/* Room after each row for the SIMD loads of a 3-byte pixel that read one byte past it. */
-#define ROW_PADDING 16
 /*
- * Inflated data asked of zlib at once: inflate() runs its fast loop only while 258 bytes of output
- * room are left, and copies what it wrote into its window after every call, so a call per row
- * (12 KB at 4000 px RGB) spent ~10% of a decode in the slow loop and the window copy.
+ * Compressed bytes asked of JavaScript at once, and inflated data asked of zlib at once. inflate()
+ * runs its fast loop only while 15 bytes of input and 260 of output room are left, and copies the
+ * last 32 KiB it wrote into its window after every call: a call per row (12 KB at 4000 px RGB)
+ * spent ~10% of a decode in the slow loop and the window copy. The 12 MP photo decodes in 6% less
+ * CPU with 64 KiB pieces and 128 KiB batches than with 32 and 64 KiB (8-9% with 128 and 256 KiB),
+ * for 96 KiB more a stream (docs/performance.md, PNG decoding).
  */
-#define BATCH_BYTES 65536
+#define INPUT_BYTES 65536
+#define BATCH_BYTES 131072
+/* Room after each row for the unfilters' SIMD loads, which read up to 2 bytes past its last pixel. */
+#define ROW_PADDING 16
 
 /*
  * Copies the next compressed bytes of stream `stream` (each Adam7 pass reads the image data from
