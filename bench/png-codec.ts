@@ -1,9 +1,11 @@
 /// <reference types="node" />
 /**
- * `npx node bench/png-codec.ts [runs]`: the PNG codec of src/image/formats/png in workerd (Miniflare)
- * against sharp in this process (libspng/libpng + zlib-ng, `sharp.concurrency(1)`), on the 12 MP
+ * `npx node bench/png-codec.ts [runs] [--decode-only]`: the PNG codec of src/image/formats/png in
+ * workerd (Miniflare) against sharp in this process (libspng/libpng + zlib-ng,
+ * `sharp.concurrency(1)`) and wasm-vips (libvips in WebAssembly, `concurrency(1)`), on the 12 MP
  * and 1 MP corpus photos and a generated screenshot-like image:
- * - decode time of 12 MP PNGs (RGB, RGBA, Adam7) written by sharp;
+ * - decode time of 12 MP PNGs written by sharp: its default (no filter), adaptive filters (the
+ *   Avg and Paeth rows most PNG writers choose for photos) in RGB and RGBA, and Adam7;
  * - encode time and bytes per filter strategy and zlib level against sharp's default `png()`;
  * - workerd's RSS growth during each (the codec's WebAssembly memory is what
  *   src/image/formats/png/memory.ts budgets).
@@ -17,10 +19,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import sharp from 'sharp';
+import Vips from 'wasm-vips';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PHOTOS = path.resolve(ROOT, '../shared/corpus/photos');
-const RUNS = Number(process.argv[2] ?? 5);
+const RUNS = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 5);
+const DECODE_ONLY = process.argv.includes('--decode-only');
 const MB = 2 ** 20;
 // The encoder's defaults (src/image/formats/png/encode.ts DEFAULT_PNG_ENCODE), whose RSS is measured.
 const DEFAULT_FILTER = 'cheap-adaptive';
@@ -152,34 +156,49 @@ async function main(): Promise<void> {
     for (let i = 0, o = 0; o < out.length; i += 3, o += 4) out.set([image.data[i], image.data[i + 1], image.data[i + 2], 255], o);
     return out;
   };
-  const sharpPng = (image: { data: Uint8Array; width: number; height: number; channels: 3 | 4 }, progressive = false) =>
-    sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } }).png({ progressive }).toBuffer();
+  const sharpPng = (image: { data: Uint8Array; width: number; height: number; channels: 3 | 4 }, progressive = false, adaptiveFiltering = false) =>
+    sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } }).png({ progressive, adaptiveFiltering }).toBuffer();
+  const vips = await Vips();
+  vips.concurrency(1);
+  const wasmVipsDecode = async (png: Uint8Array) => {
+    const image = vips.Image.newFromBuffer(png);
+    image.writeToMemory();
+    image.delete();
+  };
 
   const photo12 = await photo('photo-12mp.jpg', 3);
   const photo12Alpha = await photo('photo-12mp.jpg', 4);
   const photo1 = await photo('photo-1mp.jpg', 3);
   const screenshot = screenshotLike(2560, 1440, photo12);
 
-  console.log(`PNG codec in workerd vs sharp, median of ${RUNS} runs (ms); workerd RSS growth in MiB`);
+  console.log(`PNG codec in workerd vs sharp and wasm-vips, median of ${RUNS} runs (ms); workerd RSS growth in MiB; load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   console.log('\nDecode (PNGs written by sharp):');
-  for (const [name, image, progressive] of [
-    ['12 MP RGB', photo12, false],
-    ['12 MP RGBA', photo12Alpha, false],
-    ['12 MP RGB Adam7', photo12, true],
-    ['screenshot 2560x1440', screenshot, false],
+  for (const [name, image, progressive, adaptive] of [
+    ['12 MP RGB', photo12, false, false],
+    ['12 MP RGB, adaptive filters', photo12, false, true],
+    ['12 MP RGBA', photo12Alpha, false, false],
+    ['12 MP RGBA, adaptive filters', photo12Alpha, false, true],
+    ['12 MP RGB Adam7', photo12, true, false],
+    ['screenshot 2560x1440', screenshot, false, false],
   ] as const) {
-    const png = new Uint8Array(await sharpPng(image, progressive));
+    const png = new Uint8Array(await sharpPng(image, progressive, adaptive));
     const ours = await inWorkerd('/decode', png);
     const theirs = await timed(() => sharp(png).raw().toBuffer());
+    const wasmVips = await timed(() => wasmVipsDecode(png));
     const growth = await rssGrowth(pid, () => call('/decode', png));
     const base = await rssGrowth(pid, () => call('/null', png));
     const { wasmBytes } = JSON.parse(new TextDecoder().decode(ours.result));
     console.log(
-      `  ${name}: ${(png.length / MB).toFixed(1)} MiB file; ours ${ours.ms.toFixed(0)}, sharp ${theirs.ms.toFixed(0)} (x${(ours.ms / theirs.ms).toFixed(2)}); ` +
+      `  ${name}: ${(png.length / MB).toFixed(1)} MiB file; ours ${ours.ms.toFixed(0)}, sharp ${theirs.ms.toFixed(0)} (x${(ours.ms / theirs.ms).toFixed(2)}), ` +
+        `wasm-vips ${wasmVips.ms.toFixed(0)} (x${(ours.ms / wasmVips.ms).toFixed(2)}); ` +
         `WebAssembly memory ${(wasmBytes / 1024).toFixed(0)} KiB; RSS growth ${(growth / MB).toFixed(1)} (same body, no decode: ${(base / MB).toFixed(1)})`,
     );
   }
 
+  if (DECODE_ONLY) {
+    workerd.stop();
+    return;
+  }
   console.log('\nEncode (bytes and time against sharp png(), compressionLevel 6, no filtering):');
   for (const [name, image] of [['12 MP photo', photo12], ['screenshot 2560x1440', screenshot], ['1 MP photo', photo1]] as const) {
     const theirs = await timed(() => sharpPng(image));

@@ -1,17 +1,19 @@
 /*
- * A PNG band decoder on zlib: the image data (the IDAT chunks' payloads, pulled from JavaScript in
- * 32 KiB pieces) is inflated straight into a batch of rows (BATCH_BYTES, or one row where a row is
- * larger), each row is unfiltered in place against the one before it and expanded to RGBA words
- * (R in the low byte) in the band, in one pass. It holds zlib's inflate state with its 32 KiB
- * window, the input piece, the batch and one row (the last of the batch before) per stream, and
- * the band.
+ * A PNG band decoder on Chromium's zlib (codecs/png/build.sh): the image data (the IDAT chunks'
+ * payloads, pulled from JavaScript in 64 KiB pieces) is inflated straight into a batch of rows
+ * (BATCH_BYTES, or one row where a row is larger), each row is unfiltered in place against the one
+ * before it and expanded to RGBA words (R in the low byte) in the band, in one pass. It holds
+ * zlib's inflate state with its 32 KiB window, the input piece, the batch and one row (the last of
+ * the batch before) per stream, and the band.
  *
  * An Adam7 image's seven reduced images lie one after the other in the zlib stream; each gets its
  * own stream that inflates and drops the passes before it, so every image row takes the next row
  * of the passes that cover it without a frame (the data is inflated about twice).
  *
  * Nothing after the image's last row is inflated (a stream that goes on with gigabytes of zeros
- * costs nothing), so the Adler-32 at the end is not checked, as before.
+ * costs nothing), so the Adler-32 at the end is not checked, nor computed: the chunk CRCs that
+ * header.ts verifies cover the same bytes, and sharp's PNG loader skips it too (libspng's
+ * SPNG_CTX_IGNORE_ADLER32 at its default failOn). Computing it would cost 7-8% of the inflate.
  *
  * Call order: decoder_create, decoder_palette (palette images), decoder_set_key (a tRNS key),
  * decoder_read until the region's last row, decoder_destroy (at any point). Negative returns are
@@ -27,16 +29,18 @@
 #include "codec.h"
 #include "zlib.h"
 
-/* Compressed bytes asked of JavaScript at once. */
-#define INPUT_BYTES 32768
-/* Room after each row for the SIMD loads of a 3-byte pixel that read one byte past it. */
-#define ROW_PADDING 16
 /*
- * Inflated data asked of zlib at once: inflate() runs its fast loop only while 258 bytes of output
- * room are left, and copies what it wrote into its window after every call, so a call per row
- * (12 KB at 4000 px RGB) spent ~10% of a decode in the slow loop and the window copy.
+ * Compressed bytes asked of JavaScript at once, and inflated data asked of zlib at once. inflate()
+ * runs its fast loop only while 15 bytes of input and 260 of output room are left, and copies the
+ * last 32 KiB it wrote into its window after every call: a call per row (12 KB at 4000 px RGB)
+ * spent ~10% of a decode in the slow loop and the window copy. The 12 MP photo decodes in 6% less
+ * CPU with 64 KiB pieces and 128 KiB batches than with 32 and 64 KiB (8-9% with 128 and 256 KiB),
+ * for 96 KiB more a stream (docs/performance.md, PNG decoding).
  */
-#define BATCH_BYTES 65536
+#define INPUT_BYTES 65536
+#define BATCH_BYTES 131072
+/* Room after each row for the unfilters' SIMD loads, which read up to 2 bytes past its last pixel. */
+#define ROW_PADDING 16
 
 /*
  * Copies the next compressed bytes of stream `stream` (each Adam7 pass reads the image data from
@@ -200,59 +204,116 @@ static int start_stream(struct decoder *d, int index) {
   return 0;
 }
 
-/* Pixel helpers for the unfilter loops of 3- and 4-byte pixels: one pixel in 16-bit lanes. */
-static inline v128_t load_pixel(const uint8_t *at) {
-  uint32_t v;
-  memcpy(&v, at, 4);
-  return wasm_u16x8_extend_low_u8x16(wasm_i32x4_make(v, 0, 0, 0));
+/*
+ * Sub, Avg and Paeth for pixels of 2 to 8 bytes, one pixel a step (each pixel depends on the one
+ * before it) in SIMD lanes, as libpng's SSE2 and Neon filters do. A pixel is loaded with the bytes
+ * after it (4 or 8 bytes: ROW_PADDING covers the last pixel's) and only its own bytes are stored
+ * back, so the lanes past it are never used. A store that overlapped the next pixel's load would
+ * stall it (the store cannot be forwarded to a load it covers only in part): a 3-byte pixel is
+ * stored as 2 bytes and 1. `bpp` is a constant in every caller, so each size is its own loop.
+ */
+#define UNFILTER_INLINE static inline __attribute__((always_inline))
+
+UNFILTER_INLINE v128_t load_lanes(const uint8_t *at, int bpp) {
+  return bpp <= 4 ? wasm_v128_load32_zero(at) : wasm_v128_load64_zero(at);
 }
 
-static inline uint32_t pack_pixel(v128_t lanes) {
-  return wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(wasm_v128_and(lanes, wasm_i16x8_splat(255)), lanes), 0);
-}
-
-static inline void store_pixel(uint8_t *at, uint32_t v, int bpp) { memcpy(at, &v, bpp); }
-
-static void unpaeth(uint8_t *row, const uint8_t *prior, size_t n, int bpp) {
-  size_t i = 0;
-  if (bpp == 3 || bpp == 4) {
-    v128_t a = wasm_i16x8_splat(0), c = a;
-    for (; i < n; i += bpp) {
-      v128_t b = load_pixel(prior + i), x = load_pixel(row + i);
-      v128_t pa = wasm_i16x8_sub(b, c), pb = wasm_i16x8_sub(a, c);
-      v128_t pc = wasm_i16x8_abs(wasm_i16x8_add(pa, pb));
-      pa = wasm_i16x8_abs(pa), pb = wasm_i16x8_abs(pb);
-      v128_t smallest = wasm_i16x8_min(pa, wasm_i16x8_min(pb, pc));
-      v128_t predictor = wasm_v128_bitselect(a, wasm_v128_bitselect(b, c, wasm_i16x8_eq(pb, smallest)), wasm_i16x8_eq(pa, smallest));
-      uint32_t out = pack_pixel(wasm_i16x8_add(x, predictor));
-      store_pixel(row + i, out, bpp);
-      a = load_pixel(row + i);
-      c = b;
-    }
-    return;
+UNFILTER_INLINE void store_lanes(uint8_t *at, v128_t v, int bpp) {
+  switch (bpp) {
+    case 2: wasm_v128_store16_lane(at, v, 0); return;
+    case 3: wasm_v128_store16_lane(at, v, 0); wasm_v128_store8_lane(at + 2, v, 2); return;
+    case 4: wasm_v128_store32_lane(at, v, 0); return;
+    case 6: wasm_v128_store32_lane(at, v, 0); wasm_v128_store16_lane(at + 4, v, 2); return;
+    case 8: wasm_v128_store64_lane(at, v, 0); return;
   }
-  for (; i < (size_t)bpp && i < n; i++) row[i] += prior[i];
-  for (; i < n; i++) {
-    int a = row[i - bpp], b = prior[i], c = prior[i - bpp];
+}
+
+UNFILTER_INLINE void unsub_lanes(uint8_t *row, size_t n, int bpp) {
+  v128_t a = wasm_i8x16_splat(0);
+  for (size_t i = 0; i < n; i += bpp) {
+    a = wasm_i8x16_add(load_lanes(row + i, bpp), a);
+    store_lanes(row + i, a, bpp);
+  }
+}
+
+/* The truncating average (a + b) >> 1 of bytes: the rounding one, less one where a + b is odd. */
+UNFILTER_INLINE void unaverage_lanes(uint8_t *row, const uint8_t *prior, size_t n, int bpp) {
+  const v128_t one = wasm_i8x16_splat(1);
+  v128_t a = wasm_i8x16_splat(0);
+  for (size_t i = 0; i < n; i += bpp) {
+    v128_t x = load_lanes(row + i, bpp), b = load_lanes(prior + i, bpp);
+    v128_t average = wasm_i8x16_sub(wasm_u8x16_avgr(a, b), wasm_v128_and(wasm_v128_xor(a, b), one));
+    a = wasm_i8x16_add(x, average);
+    store_lanes(row + i, a, bpp);
+  }
+}
+
+/* Paeth in 16-bit lanes, where a + b - 2c fits; ties go to a, then b, then c (PNG spec, 9.4). */
+UNFILTER_INLINE void unpaeth_lanes(uint8_t *row, const uint8_t *prior, size_t n, int bpp) {
+  const v128_t low = wasm_i16x8_splat(255);
+  v128_t a = wasm_i16x8_splat(0), c = a;
+  for (size_t i = 0; i < n; i += bpp) {
+    v128_t b = wasm_u16x8_extend_low_u8x16(load_lanes(prior + i, bpp));
+    v128_t x = wasm_u16x8_extend_low_u8x16(load_lanes(row + i, bpp));
+    v128_t pa = wasm_i16x8_sub(b, c), pb = wasm_i16x8_sub(a, c);
+    v128_t pc = wasm_i16x8_abs(wasm_i16x8_add(pa, pb));
+    pa = wasm_i16x8_abs(pa), pb = wasm_i16x8_abs(pb);
+    v128_t smallest = wasm_i16x8_min(pa, wasm_i16x8_min(pb, pc));
+    v128_t predictor = wasm_v128_bitselect(a, wasm_v128_bitselect(b, c, wasm_i16x8_eq(pb, smallest)), wasm_i16x8_eq(pa, smallest));
+    a = wasm_v128_and(wasm_i16x8_add(x, predictor), low);
+    store_lanes(row + i, wasm_u8x16_narrow_i16x8(a, a), bpp);
+    c = b;
+  }
+}
+
+static void unpaeth_bytes(uint8_t *row, const uint8_t *prior, size_t n) {
+  row[0] += prior[0];
+  for (size_t i = 1; i < n; i++) {
+    int a = row[i - 1], b = prior[i], c = prior[i - 1];
     int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - c - c);
     row[i] += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
   }
 }
 
-static void unaverage(uint8_t *row, const uint8_t *prior, size_t n, int bpp) {
-  size_t i = 0;
-  if (bpp == 3 || bpp == 4) {
-    v128_t a = wasm_i16x8_splat(0);
-    for (; i < n; i += bpp) {
-      v128_t x = load_pixel(row + i), b = load_pixel(prior + i);
-      a = wasm_i16x8_add(x, wasm_u16x8_shr(wasm_i16x8_add(a, b), 1));
-      store_pixel(row + i, pack_pixel(a), bpp);
-      a = wasm_v128_and(a, wasm_i16x8_splat(255));
-    }
+/* One function per pixel size, so that the lane loops above are specialised. */
+#define FOR_PIXEL_SIZES(bpp, call) \
+  switch (bpp) { \
+    case 2: call(2); break; \
+    case 3: call(3); break; \
+    case 4: call(4); break; \
+    case 6: call(6); break; \
+    case 8: call(8); break; \
+  }
+
+static void unsub(uint8_t *row, size_t n, int bpp) {
+  if (bpp == 1) {
+    for (size_t i = 1; i < n; i++) row[i] += row[i - 1];
     return;
   }
-  for (; i < (size_t)bpp && i < n; i++) row[i] += prior[i] >> 1;
-  for (; i < n; i++) row[i] += (row[i - bpp] + prior[i]) >> 1;
+#define UNSUB(size) unsub_lanes(row, n, size)
+  FOR_PIXEL_SIZES(bpp, UNSUB)
+#undef UNSUB
+}
+
+static void unaverage(uint8_t *row, const uint8_t *prior, size_t n, int bpp) {
+  if (bpp == 1) {
+    row[0] += prior[0] >> 1;
+    for (size_t i = 1; i < n; i++) row[i] += (row[i - 1] + prior[i]) >> 1;
+    return;
+  }
+#define UNAVERAGE(size) unaverage_lanes(row, prior, n, size)
+  FOR_PIXEL_SIZES(bpp, UNAVERAGE)
+#undef UNAVERAGE
+}
+
+static void unpaeth(uint8_t *row, const uint8_t *prior, size_t n, int bpp) {
+  if (bpp == 1) {
+    unpaeth_bytes(row, prior, n);
+    return;
+  }
+#define UNPAETH(size) unpaeth_lanes(row, prior, n, size)
+  FOR_PIXEL_SIZES(bpp, UNPAETH)
+#undef UNPAETH
 }
 
 /* Reverses the filter of row[1..] in place against prior (PNG spec, 9.2). */
@@ -262,7 +323,7 @@ static int unfilter(struct decoder *d, uint8_t *row, const uint8_t *prior, size_
   const uint8_t *b = prior + 1;
   switch (row[0]) {
     case 0: return 0;
-    case 1: for (size_t i = bpp; i < n; i++) x[i] += x[i - bpp]; return 0;
+    case 1: unsub(x, n, bpp); return 0;
     case 2: for (size_t i = 0; i < n; i++) x[i] += b[i]; return 0;
     case 3: unaverage(x, b, n, bpp); return 0;
     case 4: unpaeth(x, b, n, bpp); return 0;

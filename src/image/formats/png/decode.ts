@@ -7,7 +7,7 @@ import { PALETTE } from './structure';
 
 /*
  * PNG decoding in bands on our zlib build (codecs/png/decoder.c): the image data is pulled in
- * 32 KiB pieces as rows are needed, inflated straight into batches of rows (64 KiB), unfiltered
+ * 64 KiB pieces as rows are needed, inflated straight into batches of rows (128 KiB), unfiltered
  * and expanded to RGBA into a band inside the WebAssembly memory, in one pass. A plain image holds
  * one inflate state, a batch, a row and the band; an Adam7 image one state, a batch and a row per
  * pass (decoder.c says why).
