@@ -22,12 +22,6 @@ export function liveBindings(credential: Credential, now: Date): (number | strin
   return credential.kind === 'key' ? [credential.keyId] : [credential.idHash, now.toISOString()];
 }
 
-/** Whether the credential is live, asked of the D1 primary (an Idempotency-Key replay, which writes nothing). */
-export async function credentialIsLive(db: D1Database, credential: Credential, now: Date): Promise<boolean> {
-  const row = await db.prepare(`SELECT ${liveCondition(credential, 1)} AS live`).bind(...liveBindings(credential, now)).first<{ live: number }>();
-  return row?.live === 1;
-}
-
 /** The 401 of a call whose credential is missing, unknown, revoked or ended: the same words however it is gone. */
 export function credentialRefused(kind: Credential['kind']): AppError {
   return kind === 'session'

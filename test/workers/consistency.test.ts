@@ -107,13 +107,16 @@ describe('a revoked key', () => {
     expect((await expectFailure(refused, 401, 'UNAUTHORIZED')).error.message).toBe((await json(unknown)).error.message);
   });
 
-  it('cannot replay an Idempotency-Key answer once the operator has revoked it', async () => {
-    const user = await createTestUser({ plan: 'pro' });
+  it('cannot replay an Idempotency-Key answer once revoked on the account page, nor convert anew once the operator revoked it', async () => {
+    const owner = await createTestUser({ plan: 'pro' });
+    const browser = new WebClient();
+    expect((await browser.signUp(owner.email, 'a long enough passphrase', { api_key: owner.key })).status).toBe(303);
     const png = await smallPng();
     const headers = { 'Idempotency-Key': crypto.randomUUID() };
-    expect((await upload('/api/v1/convert', user.key, png, { format: 'webp' }, 'a.png', { headers })).status).toBe(200);
-    await env.DB.prepare('UPDATE api_keys SET revoked_at = ?1 WHERE user_id = ?2').bind(new Date().toISOString(), user.id).run();
-    await expectFailure(await upload('/api/v1/convert', user.key, png, { format: 'webp' }, 'a.png', { headers }), 401, 'UNAUTHORIZED');
+    expect((await upload('/api/v1/convert', owner.key, png, { format: 'webp' }, 'a.png', { headers })).status).toBe(200);
+    const { id } = (await env.DB.prepare('SELECT id FROM api_keys WHERE user_id = ?1').bind(owner.id).first<{ id: number }>())!;
+    expect((await browser.postForm(`/account/keys/${id}/revoke`, {})).status).toBe(303);
+    await expectFailure(await upload('/api/v1/convert', owner.key, png, { format: 'webp' }, 'a.png', { headers }), 401, 'UNAUTHORIZED');
   });
 });
 

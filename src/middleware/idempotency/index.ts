@@ -1,6 +1,5 @@
 import type { Context, Next } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { credentialRefused } from '../../auth/credentials';
 import type { AppEnv } from '../../env';
 import { AppError, invalidParameter } from '../../errors';
 import { toHex } from '../../hex';
@@ -50,14 +49,12 @@ const reused = () =>
 
 /**
  * The claim is the user's Durable Object's (near): it keeps the key's record beside the day's
- * count, and claiming reserves the conversion in the same call. A replay writes nothing that could
- * refuse a revoked key, so it waits for the D1 primary's word on the key (or session), asked since
- * the call came in (middleware/user-gate).
+ * count, and claiming reserves the conversion in the same call. A replay gives back an answer the
+ * key was already given, and waits for no far store (decisions.md, "What each cache may show late").
  */
 async function runUnderClaim(c: Context<AppEnv>, next: Next, key: string): Promise<void> {
   const print = await fingerprint(c);
-  const ticket = c.get('ticket')!;
-  const claim = await ticket.claim(key, print);
+  const claim = await c.get('ticket')!.claim(key, print);
   switch (claim.kind) {
     case 'claimed':
       return next();
@@ -70,7 +67,6 @@ async function runUnderClaim(c: Context<AppEnv>, next: Next, key: string): Promi
     case 'quota':
       throw dailyLimitReached(c);
     case 'replay':
-      if (!(await ticket.stillLive)) throw credentialRefused(c.get('account').credential.kind);
       c.get('facts').idempotentReplay = true;
       c.res = c.body(claim.response, 200, { 'Content-Type': 'application/json', [REPLAYED_HEADER]: 'true' });
   }

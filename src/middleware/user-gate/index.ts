@@ -5,7 +5,7 @@ import type { AppEnv } from '../../env';
 import { AppError } from '../../errors';
 import type { Admission } from '../../user-gate';
 import { userGateOf } from '../../user-gate/stub';
-import { credentialIsLive, credentialRefused } from '../../auth/credentials';
+import { credentialRefused } from '../../auth/credentials';
 import { callerFacts, GateTicket } from './ticket';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -79,11 +79,8 @@ function succeeded(c: Context<AppEnv>): boolean {
  */
 export const processingGate = createMiddleware<AppEnv>(async (c, next) => {
   const keyed = c.req.header(IDEMPOTENCY_HEADER) !== undefined;
-  // A replay writes nothing that could refuse a revoked key: the D1 primary is asked, from the start, beside everything else.
-  const stillLive = keyed ? credentialIsLive(c.env.DB, c.get('account').credential, c.get('clock')()) : null;
-  stillLive?.catch(() => {});
   const { caller, admission } = await admit(c, { reserve: !keyed });
-  const ticket = GateTicket.of(c, caller, (admission as { leaseId: string }).leaseId, { used: admission.used, reserved: !keyed }, stillLive);
+  const ticket = GateTicket.of(c, caller, (admission as { leaseId: string }).leaseId, { used: admission.used, reserved: !keyed });
   c.set('ticket', ticket);
   const signal = c.get('clientSignal');
   const onAbort = () => c.executionCtx.waitUntil(ticket.finish(false));

@@ -30,15 +30,13 @@ export class GateTicket {
     readonly leaseId: string,
     admitted: { used: number; reserved: boolean },
     private readonly dailyLimit: number | null,
-    /** For a call with an Idempotency-Key: whether its key or session is live, as the D1 primary says. */
-    readonly stillLive: Promise<boolean> | null = null,
   ) {
     this.used = admitted.used;
     this.reserved = admitted.reserved;
   }
 
-  static of(c: Context<AppEnv>, caller: CallerFacts, leaseId: string, admitted: { used: number; reserved: boolean }, stillLive: Promise<boolean> | null): GateTicket {
-    return new GateTicket(userGateOf(c.env, caller.userId), caller, leaseId, admitted, c.get('account').limits.dailyConversions, stillLive);
+  static of(c: Context<AppEnv>, caller: CallerFacts, leaseId: string, admitted: { used: number; reserved: boolean }): GateTicket {
+    return new GateTicket(userGateOf(c.env, caller.userId), caller, leaseId, admitted, c.get('account').limits.dailyConversions);
   }
 
   /** Claims `key` for this call with one of the day's conversions, or learns what the key already holds. */
