@@ -7,8 +7,11 @@
  * - the event loop turns, so that what arrived meanwhile is delivered;
  * - while any other request is in flight that is not itself a long run (nor waiting for memory,
  *   which a pause would not help), the long run waits until they are done, at most MAX_PAUSE_MS at a
- *   time: short requests go first, as a scheduler favours the shortest job, and a long run still
- *   gets a slice of work between pauses however many short ones arrive.
+ *   time: short requests go first, as a scheduler favours the shortest job. But the long runs keep
+ *   at least LONG_RUNS_SHARE of the time, measured over the last second or so: under a steady
+ *   stream of short requests (a busy isolate always has some in flight, most of them waiting for
+ *   their uploads or the stores) they stop pausing until they have had it, so they are never
+ *   starved, and the work they wait for is bounded (src/admission: a request's expected wait).
  * Workers' clocks stand still while code runs, so the work between yield points is counted, not
  * timed; timers do fire while a run is paused.
  */
@@ -18,6 +21,11 @@ export class CpuShare {
   private waitingForMemory = 0;
   private readonly paused = new Set<() => void>();
   private leftAt = -Infinity;
+  /** Recent work of the long runs and recent time they were paused, in ms, decaying over SHARE_WINDOW_MS. */
+  private recentWorkMs = 0;
+  private recentPausedMs = 0;
+  private decayedAt = Date.now();
+  private pausedSince: number | null = null;
 
   /** A request entered the isolate; call the result once it has answered. */
   enter(): () => void {
@@ -45,15 +53,19 @@ export class CpuShare {
   run(): RunShare {
     let long = false;
     let ended = false;
+    let workedMs = 0;
     const startedAt = Date.now();
     return {
+      workedMs: () => workedMs,
       // A request that answered while this run went on still has its answer to send, which the
       // runtime writes between turns (one that answered before the run began has sent it).
       contended: () => this.requests > 1 || (this.leftAt >= startedAt && Date.now() - this.leftAt < LINGER_MS),
-      turn: async (passes = 1) => {
+      turn: async (passes = 1, sliceMs = 0) => {
+        workedMs += sliceMs;
         // After the run, its request is a short one storing its result (the last part of a large
         // file): it would only wait for itself.
         if (ended) return macrotask();
+        this.recentWorkMs += sliceMs;
         if (!long) {
           long = true;
           this.longRuns++;
@@ -61,7 +73,8 @@ export class CpuShare {
           this.wake();
         }
         for (let pass = 0; pass < passes && this.shortRequests() === 0; pass++) await macrotask();
-        if (this.shortRequests() > 0) await this.pause();
+        if (this.shortRequests() > 0 && this.longRunsHadTheirShare()) await this.pause();
+        else if (this.shortRequests() > 0) await macrotask();
       },
       end: once(() => {
         ended = true;
@@ -76,11 +89,36 @@ export class CpuShare {
     return this.requests - this.longRuns - this.waitingForMemory;
   }
 
+  /** Whether the long runs have had LONG_RUNS_SHARE of the recent time, and so may pause for short requests. */
+  private longRunsHadTheirShare(): boolean {
+    this.decay();
+    const total = this.recentWorkMs + this.recentPausedMs;
+    return total === 0 || this.recentWorkMs / total >= LONG_RUNS_SHARE;
+  }
+
+  /** Both recent figures fade by e over SHARE_WINDOW_MS (Workers' clocks move at turns, which is when this runs). */
+  private decay(): void {
+    const now = Date.now();
+    if (this.pausedSince !== null) {
+      this.recentPausedMs += now - this.pausedSince;
+      this.pausedSince = now;
+    }
+    const fade = Math.exp(-(now - this.decayedAt) / SHARE_WINDOW_MS);
+    this.recentWorkMs *= fade;
+    this.recentPausedMs *= fade;
+    this.decayedAt = now;
+  }
+
   private pause(): Promise<void> {
+    if (this.paused.size === 0) this.pausedSince = Date.now();
     return new Promise((resolve) => {
       const resume = () => {
         clearTimeout(timer);
         this.paused.delete(resume);
+        if (this.paused.size === 0) {
+          this.decay();
+          this.pausedSince = null;
+        }
         resolve();
       };
       const timer = setTimeout(resume, MAX_PAUSE_MS);
@@ -102,8 +140,13 @@ export class CpuShare {
 export interface RunShare {
   /** Other requests are in the isolate. */
   contended(): boolean;
-  /** Awaited at a yield point: lets the event loop turn (`passes` times, unless a request comes in), and short requests finish first. */
-  turn(passes?: number): Promise<void>;
+  /**
+   * Awaited at a yield point, after `sliceMs` of (estimated) work: lets the event loop turn
+   * (`passes` times, unless a request comes in), and short requests finish first.
+   */
+  turn(passes?: number, sliceMs?: number): Promise<void>;
+  /** Estimated ms of work the run has reported at its turns. */
+  workedMs(): number;
   end(): void;
 }
 
@@ -112,6 +155,12 @@ export interface RunShare {
  * 20-60 ms, so this is rarely reached; when short ones keep coming, the long run still moves on.
  */
 const MAX_PAUSE_MS = 250;
+
+/** The part of the time the long runs keep beside short requests (see the class). */
+const LONG_RUNS_SHARE = 0.5;
+
+/** Over about how long that share is measured. */
+const SHARE_WINDOW_MS = 1000;
 
 /** How long a long run stays paused after the last short request answered (see wake). */
 const ANSWER_FLUSH_MS = 5;

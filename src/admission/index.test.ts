@@ -4,6 +4,8 @@ import { MemoryPool } from '../image/codecs/memory-pool';
 
 const MB = 2 ** 20;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** The queue's order and memory rules, apart from refusals of long waits (tested on their own below). */
+const WAIT_AS_LONG_AS_IT_TAKES = { maxStartWaitMs: Infinity };
 
 /** A run admitted when it fits: whether it has started yet, and its release once it has. */
 function admitLater(admission: MemoryAdmission, bytes: number) {
@@ -14,7 +16,7 @@ function admitLater(admission: MemoryAdmission, bytes: number) {
 
 describe('MemoryAdmission', () => {
   it('runs requests together while their predicted peaks fit, and starts a waiting one when enough is released', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB);
+    const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const first = await admission.admit(60 * MB);
     const second = await admission.admit(30 * MB);
     expect(admission.activeRuns).toBe(2);
@@ -30,7 +32,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('lets a small run go past a waiting large one when that does not delay it', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB);
+    const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const running = await admission.admit(70 * MB);
     const order: string[] = [];
     const large = admission.admit(80 * MB).then((release) => (order.push('large'), release));
@@ -46,7 +48,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('keeps arrival order when going past would keep the first in line waiting', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB);
+    const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const running = await admission.admit(70 * MB);
     const order: string[] = [];
     const large = admission.admit(90 * MB).then((release) => (order.push('large'), release));
@@ -65,7 +67,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('always admits a request alone, and nothing beside it while it is over the budget', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB);
+    const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const result = admission.hold(95 * MB);
     result();
     const alone = await admission.admit(120 * MB); // over, but waiting would wait for nothing
@@ -80,7 +82,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('counts an upload from its size before it is read, and its run takes that count over', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB);
+    const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const upload = await admission.reserve(2 * 45 * MB);
     let secondRead = false;
     const second = admission.reserve(2 * 45 * MB).then((hold) => ((secondRead = true), hold));
@@ -100,7 +102,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('lets waiting runs go before uploads not yet read', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB);
+    const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const running = await admission.admit(80 * MB);
     const order: string[] = [];
     const upload = admission.reserve(30 * MB).then((hold) => (order.push('upload'), hold));
@@ -113,7 +115,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('answers 503 SERVER_BUSY with Retry-After to an upload that waited too long', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB, 50);
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 50, maxStartWaitMs: Infinity });
     const running = await admission.admit(90 * MB);
     const refused = await admission.reserve(40 * MB).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'SERVER_BUSY', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
@@ -122,7 +124,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('takes an aborted request out of the queue and lets the next one start', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB);
+    const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const running = await admission.admit(90 * MB);
     const controller = new AbortController();
     const aborted = admission.admit(50 * MB, controller.signal);
@@ -138,7 +140,7 @@ describe('MemoryAdmission', () => {
   it('lets warm codec memories go when what it counts would not fit beside them', async () => {
     const pool = new MemoryPool(48 * MB);
     pool.give('jpeg-encoder', new WebAssembly.Memory({ initial: 40 * 16 }), 0);
-    const admission = new MemoryAdmission(() => 100 * MB, 1_000, pool);
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 1_000, maxStartWaitMs: Infinity, spare: pool });
     const release = await admission.admit(50 * MB); // 50 + 40 fit
     expect(pool.idleBytes).toBe(40 * MB);
     const upload = await admission.reserve(20 * MB); // 70 + 40 would not
@@ -151,7 +153,7 @@ describe('MemoryAdmission', () => {
     const pool = new MemoryPool(48 * MB);
     pool.give('jpeg-encoder', new WebAssembly.Memory({ initial: 40 * 16 }), 0);
     const warm = pool.take('jpeg-encoder')!;
-    const admission = new MemoryAdmission(() => 100 * MB, 1_000, pool);
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 1_000, maxStartWaitMs: Infinity, spare: pool });
     const small = await admission.admit(2 * MB);
     const giveBack = pool.lend(warm, () => 1 * MB); // the small run's encoder counts 1 of its 40 MB
     const large = admitLater(admission, 70 * MB);
@@ -162,5 +164,36 @@ describe('MemoryAdmission', () => {
     expect(large.started()).toBe(true);
     (await large.release)();
     small();
+  });
+
+  it('refuses at once, with the expected wait as Retry-After, a request that could not start within the limit', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB, { maxStartWaitMs: 3000 });
+    const work = (estimatedMs: number, done = 0) => ({ estimatedMs, doneMs: () => done });
+    const large = await admission.admit(80 * MB, undefined, undefined, work(4000, 1000)); // 3 s of work left
+    const refused = await admission.admit(50 * MB, undefined, undefined, work(500)).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'SERVER_BUSY', headers: { 'Retry-After': '5' } }); // 3 s of work at 1.5x
+    const upload = await admission.reserve(10 * MB); // fits now: small work still goes first
+    upload.release();
+    large();
+  });
+
+  it('lets a request wait when the work before it ends within the limit', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB, { maxStartWaitMs: 3000 });
+    const large = await admission.admit(80 * MB, undefined, undefined, { estimatedMs: 1000, doneMs: () => 0 });
+    const waiting = admitLater(admission, 50 * MB);
+    await settle();
+    expect(waiting.started()).toBe(false);
+    large();
+    await settle();
+    expect(waiting.started()).toBe(true);
+    (await waiting.release)();
+  });
+
+  it('refuses an upload before its body is read when the runs before it would keep it waiting too long', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB, { maxStartWaitMs: 3000 });
+    const large = await admission.admit(90 * MB, undefined, undefined, { estimatedMs: 6000, doneMs: () => 0 });
+    await expect(admission.reserve(2 * 20 * MB)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
+    expect(admission.heldBytes).toBe(90 * MB);
+    large();
   });
 });

@@ -1,5 +1,14 @@
 import { AppError } from '../errors';
 import { codecMemoryPool } from '../image/codecs/memory-pool';
+import { expectedStartMs, type Holder } from './expected-wait';
+
+/** What a run is expected to cost in work and how much of it is done, to tell requests behind it how long they would wait. */
+export interface RunWork {
+  /** Estimated ms of work of the whole run (its plan's figures). */
+  estimatedMs: number;
+  /** Ms of that estimate done so far. */
+  doneMs(): number;
+}
 
 /**
  * Admission by memory. A deployed isolate has 128 MB for all its requests, and going over ends
@@ -21,6 +30,8 @@ import { codecMemoryPool } from '../image/codecs/memory-pool';
  * the run's own count is counted beside the runs until it comes back.
  */
 export class MemoryAdmission {
+  /** What holds memory now, with the work it has left before it lets it go. */
+  private readonly holders = new Set<{ bytes: () => number; workMs: () => number }>();
   private held = 0;
   /** Of `held`, what went past requests waiting in line (see the class). */
   private overtaking = 0;
@@ -29,12 +40,18 @@ export class MemoryAdmission {
   private readonly runs: Waiting[] = [];
   private readonly uploads: Waiting[] = [];
 
+  private readonly maxWaitMs: number;
+  private readonly maxStartWaitMs: number;
+  private readonly spare?: Spare;
+
   constructor(
     private readonly budgetBytes: () => number,
-    private readonly maxWaitMs = DEFAULT_MAX_WAIT_MS,
-    private readonly spare?: Spare,
+    options: { maxWaitMs?: number; maxStartWaitMs?: number; spare?: Spare } = {},
   ) {
-    spare?.onReturn(() => this.startWaiting());
+    this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    this.maxStartWaitMs = options.maxStartWaitMs ?? MAX_START_WAIT_MS;
+    this.spare = options.spare;
+    this.spare?.onReturn(() => this.startWaiting());
   }
 
   /** Bytes counted now: reserved uploads and admitted runs. */
@@ -54,7 +71,7 @@ export class MemoryAdmission {
 
   /** Counts `bytes` already in memory (a result's last part while it is stored) until released. */
   hold(bytes: number): () => void {
-    const hold = this.take(bytes);
+    const hold = this.take(bytes, false, () => 0);
     return () => hold.release();
   }
 
@@ -64,19 +81,22 @@ export class MemoryAdmission {
    */
   async reserve(bytes: number, signal?: AbortSignal): Promise<Hold> {
     const first = this.runs[0] ?? this.uploads[0];
-    if (this.goesFirst(bytes, 0, first)) return this.take(bytes, first !== undefined);
-    return this.wait(this.uploads, bytes, 0, () => this.take(bytes), signal);
+    const workMs = () => uploadWorkMs(bytes);
+    if (this.goesFirst(bytes, 0, first)) return this.take(bytes, first !== undefined, workMs);
+    this.refuseIfLong(bytes, 0, [...this.runs, ...this.uploads]);
+    return this.wait(this.uploads, bytes, 0, workMs(), () => this.take(bytes, false, workMs), signal);
   }
 
   /**
    * Waits until a run needing `bytes` fits beside what else is counted, `upload` (its own upload's
    * reservation, now part of `bytes`) aside; returns the release.
    */
-  async admit(bytes: number, signal?: AbortSignal, upload?: Hold): Promise<() => void> {
+  async admit(bytes: number, signal?: AbortSignal, upload?: Hold, work?: RunWork): Promise<() => void> {
     const own = upload?.bytes ?? 0;
+    const workMs = work ? () => Math.max(0, work.estimatedMs - work.doneMs()) : () => uploadWorkMs(bytes);
     const enter = (overtakes = false) => {
       upload?.takenOver();
-      const run = this.take(bytes, overtakes);
+      const run = this.take(bytes, overtakes, workMs);
       this.running++;
       let done = false;
       return () => {
@@ -87,7 +107,26 @@ export class MemoryAdmission {
       };
     };
     if (this.goesFirst(bytes, own, this.runs[0])) return enter(this.runs.length > 0);
-    return this.wait(this.runs, bytes, own, enter, signal);
+    this.refuseIfLong(bytes, own, this.runs);
+    return this.wait(this.runs, bytes, own, workMs(), enter, signal);
+  }
+
+  /**
+   * The wall-clock ms a request of `bytes` would wait, behind `ahead`: the simulated work-time
+   * (expected-wait.ts) times WALL_PER_WORK_MS, as runs get only part of the thread beside short
+   * requests, and estimates err.
+   */
+  expectedWaitMs(bytes: number, own = 0, ahead: Waiting[] = [...this.runs, ...this.uploads]): number {
+    const running: Holder[] = [...this.holders].map((holder) => ({ bytes: holder.bytes(), workMs: holder.workMs() }));
+    const lent = this.spare?.lentExcessBytes ?? 0;
+    if (lent > 0) running.push({ bytes: lent, workMs: 0 });
+    // Its own upload is counted already and becomes part of its run.
+    return expectedStartMs(Math.max(0, bytes - own), this.budgetBytes(), running, ahead) * WALL_PER_WORK_MS;
+  }
+
+  private refuseIfLong(bytes: number, own: number, ahead: Waiting[]): void {
+    const waitMs = this.expectedWaitMs(bytes, own, ahead);
+    if (waitMs > this.maxStartWaitMs) throw serverBusy(waitMs);
   }
 
   /**
@@ -105,7 +144,9 @@ export class MemoryAdmission {
     return others === 0 || others + (this.spare?.lentExcessBytes ?? 0) + bytes <= this.budgetBytes();
   }
 
-  private take(bytes: number, overtakes = false): Hold {
+  private take(bytes: number, overtakes: boolean, workMs: () => number): Hold {
+    const holder = { bytes: () => hold.bytes, workMs };
+    this.holders.add(holder);
     this.held += bytes;
     if (overtakes) this.overtaking += bytes;
     this.peak = Math.max(this.peak, this.held);
@@ -114,6 +155,7 @@ export class MemoryAdmission {
       this.held -= less;
       if (overtakes) this.overtaking -= less;
       hold.bytes -= less;
+      if (hold.bytes <= 0) this.holders.delete(holder);
     };
     const hold: Hold = {
       bytes,
@@ -132,7 +174,7 @@ export class MemoryAdmission {
   }
 
   /** Queues a request; `enter` counts it, at the moment it is let in (so the next in line sees it counted). */
-  private wait<T>(queue: Waiting[], bytes: number, own: number, enter: () => T, signal?: AbortSignal): Promise<T> {
+  private wait<T>(queue: Waiting[], bytes: number, own: number, workMs: number, enter: () => T, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const leave = (error: unknown) => {
         const index = queue.indexOf(entry);
@@ -145,6 +187,7 @@ export class MemoryAdmission {
       const entry: Waiting = {
         bytes,
         own,
+        workMs,
         start: () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
@@ -152,7 +195,7 @@ export class MemoryAdmission {
         },
       };
       const onAbort = () => leave(signal!.reason);
-      const timer = setTimeout(() => leave(serverBusy(this.maxWaitMs)), this.maxWaitMs);
+      const timer = setTimeout(() => leave(serverBusy(0, this.maxWaitMs)), this.maxWaitMs);
       queue.push(entry);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -193,27 +236,48 @@ export interface Hold {
 interface Waiting {
   bytes: number;
   own: number;
+  /** Estimated ms of work it will do once it starts. */
+  workMs: number;
   start: () => void;
 }
 
-/** Long enough for a large run ahead to finish, short enough that a client is told to come back. */
-const DEFAULT_MAX_WAIT_MS = 30_000;
+/** A request that could not start within this long is told so at once, rather than after waiting. */
+export const MAX_START_WAIT_MS = 3_000;
 
-export const RETRY_AFTER_BUSY_SECONDS = 5;
+/** The longest a request that was let into the queue waits (its wait was expected under MAX_START_WAIT_MS). */
+const DEFAULT_MAX_WAIT_MS = 10_000;
 
-function serverBusy(waitedMs: number): AppError {
-  return new AppError(
-    'SERVER_BUSY',
-    `The server is busy with other large images and could not start this one within ${Math.round(waitedMs / 1000)} seconds. Retry in a few seconds.`,
-    undefined,
-    { 'Retry-After': String(RETRY_AFTER_BUSY_SECONDS) },
-  );
+/**
+ * Wall-clock ms a run takes per ms of estimated work beside others: short requests go first at
+ * its turns (src/admission/cpu-share.ts guarantees it a share), and the estimates err.
+ */
+const WALL_PER_WORK_MS = 1.5;
+
+/**
+ * A body not yet planned: its run's work guessed from its size. A 12 MP JPEG photo (5 MB) takes
+ * about a second of work and a 1 MP one (0.4 MB) about 60 ms: 150-200 ms a MB, counted once for the
+ * two copies its reservation counts.
+ */
+const UPLOAD_WORK_MS_PER_RESERVED_MB = 100;
+
+function uploadWorkMs(reservedBytes: number): number {
+  return (reservedBytes / 2 ** 20) * UPLOAD_WORK_MS_PER_RESERVED_MB;
+}
+
+/** 503 SERVER_BUSY: `expectedMs` is how long it would have waited (0: it waited `waitedMs` and gave up). */
+function serverBusy(expectedMs: number, waitedMs = 0): AppError {
+  const retryAfter = Math.max(1, Math.ceil((expectedMs || waitedMs) / 1000));
+  const message =
+    waitedMs > 0
+      ? `The server is busy with other large images and could not start this one within ${Math.round(waitedMs / 1000)} seconds. Retry in a few seconds.`
+      : `The server is busy with other large images: this one could not start for about ${retryAfter} seconds. Retry after ${retryAfter} seconds.`;
+  return new AppError('SERVER_BUSY', message, undefined, { 'Retry-After': String(retryAfter) });
 }
 
 let isolateAdmission: MemoryAdmission | null = null;
 
 /** The isolate's one admission (requests in an isolate share its memory). */
 export function admissionFor(budgetBytes: () => number): MemoryAdmission {
-  isolateAdmission ??= new MemoryAdmission(budgetBytes, DEFAULT_MAX_WAIT_MS, codecMemoryPool);
+  isolateAdmission ??= new MemoryAdmission(budgetBytes, { spare: codecMemoryPool });
   return isolateAdmission;
 }

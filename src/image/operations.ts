@@ -89,9 +89,9 @@ export interface CpuTurns {
   contended(): boolean;
   /**
    * Resolves when the run may go on: the event loop has turned `passes` times (default 1) unless a
-   * request came in meanwhile, and others had their go.
+   * request came in meanwhile, and others had their go; `sliceMs` is the estimated work since the last turn.
    */
-  turn(passes?: number): Promise<void>;
+  turn(passes?: number, sliceMs?: number): Promise<void>;
 }
 
 /** A run's result, written into its sink. */

@@ -85,7 +85,7 @@ async function takeTurn(run: RunContext): Promise<void> {
   // A request takes about two turns to reach its handler (WORK_BETWEEN_TURNS_ALONE_NS): after a
   // slice that could not stop sooner (an AVIF tile is one call), both are taken at once.
   const passes = estimatedMs * 1e6 >= 2 * (alone ? WORK_BETWEEN_TURNS_ALONE_NS : WORK_BETWEEN_TURNS_CONTENDED_NS) ? 2 : 1;
-  await run.share.turn(passes);
+  await run.share.turn(passes, estimatedMs);
   run.profile?.turned(performance.now() - turnStarted);
   // From the last turn to the end of this one: the slice of work and the turn (the clock stood
   // still during the work, but has caught up now).
