@@ -118,7 +118,7 @@ export const FITS = ['inside', 'cover', 'contain', 'fill', 'outside'] as const;
 const FIT_PROBLEM = `must be one of ${FITS.join(', ')}`;
 /** Empty means left out, listed first so that Swagger UI's "Try it out" leaves keep_aspect_ratio in charge (as with format). */
 export const fit = z
-  .string()
+  .string({ error: FIT_PROBLEM })
   .transform((value) => value.toLowerCase())
   .refine((value) => value === '' || (FITS as readonly string[]).includes(value), `${FIT_PROBLEM}, or empty`)
   .transform((value) => (value === '' ? undefined : (value as (typeof FITS)[number])))
@@ -132,7 +132,7 @@ export const fit = z
   });
 
 const POSITION_WORDS = [...GRAVITIES, 'entropy', 'attention'] as const;
-export const POSITION_PROBLEM = `must be one of ${POSITION_WORDS.join(', ')}, or a focal point x,y in fractions of the picture (for example 0.3,0.6)`;
+const POSITION_PROBLEM = `must be one of ${POSITION_WORDS.join(', ')}, or a focal point x,y in fractions of the picture (for example 0.3,0.6)`;
 const FRACTION = String.raw`(0(\.\d+)?|1(\.0+)?)`;
 const FOCAL_POINT = new RegExp(`^${FRACTION},${FRACTION}$`);
 
@@ -146,7 +146,7 @@ export function toPosition(value: string): Position | null {
 }
 
 export const position = z
-  .string()
+  .string({ error: POSITION_PROBLEM })
   .transform((value, context) => {
     if (value.trim() === '') return undefined;
     const parsed = toPosition(value.trim());

@@ -47,7 +47,7 @@ const ResizeStep = z
     width: side('Target width in pixels. Give width, height or both.', 800),
     height: side('Target height in pixels. Give width, height or both.', 600),
     keep_aspect_ratio: z
-      .boolean({ error: 'must be true or false' })
+      .boolean({ error: 'must be true or false (JSON booleans, without quotes)' })
       .optional()
       .openapi({ description: 'With both sides and no fit: true fits inside the box keeping the aspect ratio, false stretches.', default: true }),
     fit,
@@ -65,7 +65,7 @@ const RotateStep = z
   .object({
     op: opField('rotate'),
     angle: z
-      .union([z.literal(90), z.literal(180), z.literal(270)], { error: 'must be 90, 180 or 270' })
+      .union([z.literal(90), z.literal(180), z.literal(270)], { error: requiredOr('must be 90, 180 or 270') })
       .openapi({ type: 'integer', enum: [90, 180, 270], description: 'Degrees clockwise.', example: 90 }),
   })
   .strict()
@@ -75,7 +75,7 @@ const FlipStep = z
   .object({
     op: opField('flip'),
     axis: z
-      .enum(['horizontal', 'vertical'], { error: 'must be horizontal or vertical' })
+      .enum(['horizontal', 'vertical'], { error: requiredOr('must be horizontal or vertical') })
       .openapi({ description: 'horizontal mirrors left and right (sharp\'s flop), vertical turns upside down (sharp\'s flip).', example: 'horizontal' }),
   })
   .strict()
@@ -136,10 +136,12 @@ function parseSteps(text: string): { steps: Step[] } | { issue: Issue } {
     }
     const parsed = STEP_SCHEMAS[op as StepOp].safeParse(step);
     if (!parsed.success) {
-      const [first] = parsed.error.issues;
-      if (first.code === 'unrecognized_keys') {
-        return { issue: { path: [index, first.keys[0]], message: `is not a field of ${op} (its fields: ${Object.keys(STEP_SCHEMAS[op as StepOp].shape).join(', ')})` } };
+      // A misspelt field is the likelier story than the missing one it leaves: name it first.
+      const unknown = parsed.error.issues.find((issue) => issue.code === 'unrecognized_keys');
+      if (unknown) {
+        return { issue: { path: [index, unknown.keys[0]], message: `is not a field of ${op} (its fields: ${Object.keys(STEP_SCHEMAS[op as StepOp].shape).join(', ')})` } };
       }
+      const [first] = parsed.error.issues;
       return { issue: { path: [index, ...(first.path as (string | number)[])], message: first.message } };
     }
     steps.push(toStep(parsed.data));
