@@ -164,12 +164,12 @@ const stepsField = z
     context.addIssue({ code: 'custom', path: parsed.issue.path, message: parsed.issue.message });
     return z.NEVER;
   })
-  // contentMediaType and contentSchema (OpenAPI 3.1, JSON Schema's) are passed through to the document as given.
+  // contentSchema (JSON Schema's: the schema of the text's content) is passed through to the document
+  // as given. Without contentMediaType, which Swagger UI takes for a file upload (no "Try it out").
   .openapi({
     type: 'string',
-    contentMediaType: 'application/json',
     contentSchema: { $ref: '#/components/schemas/Steps' },
-    description: `A JSON array of at most ${MAX_STEPS} steps, run in order, each on the picture as it stands after the ones before it (see the Steps schema; one schema per op): crop (CropStep), resize (ResizeStep), rotate (RotateStep), flip (FlipStep), blur (BlurStep), sharpen (SharpenStep), grayscale (GrayscaleStep). A bad step is INVALID_PARAMETERS naming its index and field, e.g. "steps[2].sigma".`,
+    description: `JSON text: an array of at most ${MAX_STEPS} steps, run in order, each on the picture as it stands after the ones before it. Its schema is \`Steps\` (under Schemas), one schema per op: \`CropStep\` {"op":"crop","x","y","width","height"}, \`ResizeStep\` {"op":"resize","width","height","keep_aspect_ratio","fit","position"}, \`RotateStep\` {"op":"rotate","angle":90|180|270}, \`FlipStep\` {"op":"flip","axis":"horizontal"|"vertical"}, \`BlurStep\` {"op":"blur","sigma":0.3-1000}, \`SharpenStep\` {"op":"sharpen","sigma":0.5-10}, \`GrayscaleStep\` {"op":"grayscale"}. A bad step is INVALID_PARAMETERS naming its index and field, e.g. "steps[2].sigma".`,
     example: JSON.stringify(STEPS_EXAMPLE),
   } as { description: string });
 

@@ -620,7 +620,7 @@ export interface components {
              */
             file: Blob;
             /**
-             * @description A JSON array of at most 10 steps, run in order, each on the picture as it stands after the ones before it (see the Steps schema; one schema per op): crop (CropStep), resize (ResizeStep), rotate (RotateStep), flip (FlipStep), blur (BlurStep), sharpen (SharpenStep), grayscale (GrayscaleStep). A bad step is INVALID_PARAMETERS naming its index and field, e.g. "steps[2].sigma".
+             * @description JSON text: an array of at most 10 steps, run in order, each on the picture as it stands after the ones before it. Its schema is `Steps` (under Schemas), one schema per op: `CropStep` {"op":"crop","x","y","width","height"}, `ResizeStep` {"op":"resize","width","height","keep_aspect_ratio","fit","position"}, `RotateStep` {"op":"rotate","angle":90|180|270}, `FlipStep` {"op":"flip","axis":"horizontal"|"vertical"}, `BlurStep` {"op":"blur","sigma":0.3-1000}, `SharpenStep` {"op":"sharpen","sigma":0.5-10}, `GrayscaleStep` {"op":"grayscale"}. A bad step is INVALID_PARAMETERS naming its index and field, e.g. "steps[2].sigma".
              * @example [{"op":"crop","x":0,"y":0,"width":80,"height":60},{"op":"resize","width":40},{"op":"rotate","angle":90}]
              */
             steps: string;

@@ -58,8 +58,11 @@ describe('GET /api/v1/openapi.json', () => {
     const doc = await openapi();
     const form = resolve(doc, doc.paths['/api/v1/transform'].post.requestBody.content['multipart/form-data'].schema);
     expect(form.required).toEqual(['file', 'steps']);
-    // A multipart field is text: a JSON array, whose schema is the Steps component.
-    expect(form.properties.steps).toMatchObject({ type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/Steps' } });
+    // A multipart field is text: a JSON array, whose schema is the Steps component (no contentMediaType:
+    // Swagger UI would offer a file upload for it).
+    expect(form.properties.steps).toMatchObject({ type: 'string', contentSchema: { $ref: '#/components/schemas/Steps' } });
+    expect(form.properties.steps).not.toHaveProperty('contentMediaType');
+    for (const name of ['Steps', 'CropStep', 'ResizeStep', 'RotateStep', 'FlipStep', 'BlurStep', 'SharpenStep', 'GrayscaleStep']) expect(form.properties.steps.description).toContain(`\`${name}\``);
     expect(JSON.parse(form.properties.steps.example)).toEqual(doc.components.schemas.Steps.example);
     expect(doc.components.schemas.Steps).toMatchObject({ type: 'array', maxItems: 10, items: { $ref: '#/components/schemas/Step' } });
     const step = doc.components.schemas.Step;
