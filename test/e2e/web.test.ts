@@ -436,9 +436,10 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     });
     // What the page hands the request: its steps field (Chromium does not show a file upload's body to the test).
     await page.evaluate(() => {
-      const sent: unknown[] = ((window as any).sentSteps = []);
-      const send = XMLHttpRequest.prototype.send;
-      XMLHttpRequest.prototype.send = function (body) {
+      const page = globalThis as any;
+      const sent: unknown[] = (page.sentSteps = []);
+      const send = page.XMLHttpRequest.prototype.send;
+      page.XMLHttpRequest.prototype.send = function (body: any) {
         sent.push(body instanceof FormData ? body.get('steps') : null);
         return send.call(this, body);
       };
@@ -447,7 +448,7 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
     if (outcome.ok) expect(outcome.text).toMatch(/WEBP, 30\s*[×x]\s*40/);
     expect(posts).toEqual(['/app/v1/transform']);
-    expect(await page.evaluate(() => (window as any).sentSteps)).toEqual([
+    expect(await page.evaluate(() => (globalThis as any).sentSteps)).toEqual([
       '[{"op":"crop","x":10,"y":4,"width":80,"height":60},{"op":"resize","width":40,"fit":"inside"},{"op":"rotate","angle":90},{"op":"flip","axis":"vertical"}]',
     ]);
     const after = await api(url, '/api/v1/me', keyA, userA.pacer);

@@ -130,10 +130,10 @@ export class GaussianRows {
       padded.fill(plane[width - 1], pad + width);
       const out = c * columns;
       for (let g = 0; g < columns; g++) {
-        // Grid column g is pixel (g - margin) * step; its taps start radius before it.
-        const from = (g - margin) * step + pad - radius;
-        let sum = 0;
-        for (let t = 0; t < weights.length; t++) sum += weights[t] * padded[from + t];
+        // Grid column g is pixel (g - margin) * step; the mask is symmetric, so taps pair up around it.
+        const centre = (g - margin) * step + pad;
+        let sum = weights[radius] * padded[centre];
+        for (let t = 1; t <= radius; t++) sum += weights[radius + t] * (padded[centre - t] + padded[centre + t]);
         into[out + g] = sum;
       }
     }
@@ -176,11 +176,16 @@ export class GaussianRows {
     const { radius, weights } = this.mask;
     const centre = j * this.step;
     const size = this.columns * this.channels;
-    out.fill(0, 0, size);
-    for (let t = 0; t < weights.length; t++) {
-      const source = this.window[Math.min(this.height - 1, Math.max(0, centre + t - radius)) % this.window.length];
-      const weight = weights[t] * norm;
-      for (let i = 0; i < size; i++) out[i] += weight * source[i];
+    const row = (y: number) => this.window[Math.min(this.height - 1, Math.max(0, y)) % this.window.length];
+    const middle = row(centre);
+    const weight = weights[radius] * norm;
+    for (let i = 0; i < size; i++) out[i] = weight * middle[i];
+    // The mask is symmetric: the rows t above and below share a weight.
+    for (let t = 1; t <= radius; t++) {
+      const above = row(centre - t);
+      const below = row(centre + t);
+      const paired = weights[radius + t] * norm;
+      for (let i = 0; i < size; i++) out[i] += paired * (above[i] + below[i]);
     }
   }
 }

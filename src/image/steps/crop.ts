@@ -8,7 +8,8 @@ import type { Frame, StagePlan, StepNames } from './index';
  * A crop of the picture as it stands, refused from the header when it is empty or leaves the picture
  * (decisions.md), with the picture's size in the message; the stage cuts the stored pixels it shows.
  */
-export function planCrop(region: Region, frame: Frame, names: StepNames): { stage: StagePlan; frame: Frame } {
+export function planCrop({ x, y, width, height }: Region, frame: Frame, names: StepNames): { stage: StagePlan; frame: Frame } {
+  const region = { x, y, width, height };
   checkRegion(region, displayedSize(frame.size, frame.orientation), names);
   const stored = storedRegion(region, frame.orientation, frame.size);
   return { stage: { kind: 'crop', region: stored }, frame: { ...frame, size: { width: stored.width, height: stored.height } } };
