@@ -1,5 +1,5 @@
 import { gaussianBytes, gaussianMask, GaussianRows, gridStep } from './gaussian';
-import { pixelWords } from './pixels';
+import { pixelWords, toByte } from './pixels';
 import type { RowSource } from './rows';
 import type { Dimensions } from '../types';
 
@@ -92,8 +92,6 @@ function toPlanes(words: Int32Array, from: number, width: number, channels: numb
   }
 }
 
-const byte = (value: number) => (value <= 0 ? 0 : value >= 255 ? 255 : Math.round(value));
-
 /** Float planes back to RGBA words (alpha divided out again; a pixel whose alpha rounds to 0 is 0, 0, 0, 0). */
 function fromPlanes(planes: Float32Array, width: number, channels: number, words: Int32Array, to: number): void {
   for (let x = 0; x < width; x++) {
@@ -102,17 +100,17 @@ function fromPlanes(planes: Float32Array, width: number, channels: number, words
     let b: number;
     let a = 255;
     if (channels === 1) {
-      r = g = b = byte(planes[x]);
+      r = g = b = toByte(planes[x]);
     } else if (channels === 3) {
-      r = byte(planes[x]);
-      g = byte(planes[width + x]);
-      b = byte(planes[2 * width + x]);
+      r = toByte(planes[x]);
+      g = toByte(planes[width + x]);
+      b = toByte(planes[2 * width + x]);
     } else {
-      a = byte(planes[3 * width + x]);
+      a = toByte(planes[3 * width + x]);
       const scale = a === 0 ? 0 : 255 / planes[3 * width + x];
-      r = byte(planes[x] * scale);
-      g = byte(planes[width + x] * scale);
-      b = byte(planes[2 * width + x] * scale);
+      r = toByte(planes[x] * scale);
+      g = toByte(planes[width + x] * scale);
+      b = toByte(planes[2 * width + x] * scale);
     }
     words[to + x] = r | (g << 8) | (b << 16) | (a << 24);
   }

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bandsOf, readBands } from '../../../test/support/row-sources';
+import { bandsOf, pictureOf as picture, readBands } from '../../../test/support/row-sources';
 import { sharpenRows } from './sharpen';
-
-const picture = (width: number, height: number, pixel: (x: number, y: number) => number[]) => {
-  const data = new Uint8Array(width * height * 4);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(pixel(x, y), (y * width + x) * 4);
-  return { data, width, height };
-};
 
 describe('sharpen', () => {
   it('leaves a flat picture exactly as it was', async () => {

@@ -1,6 +1,6 @@
 import { clippedSrgbEncoder, srgbDecode, srgbEncode } from './colour/srgb';
 import { gaussianBytes, gaussianMask, GaussianRows, gridStep, type GaussianMask } from './gaussian';
-import { pixelWords } from './pixels';
+import { pixelWords, toByte } from './pixels';
 import type { RowSource } from './rows';
 import type { Dimensions } from '../types';
 
@@ -137,7 +137,6 @@ function labsLightness(px: number): number {
   return Math.trunc((116 * f(y) - 16) * LABS_SCALE);
 }
 
-const byte = (value: number) => (value <= 0 ? 0 : value >= 255 ? 255 : Math.round(value));
 const [X_ROW, Y_ROW, Z_ROW] = TO_XYZ;
 const [R_ROW, G_ROW, B_ROW] = FROM_XYZ;
 
@@ -156,6 +155,6 @@ function withLightness(px: number, change: number, encode: (linear: number) => n
   const blue = B_ROW[0] * X + B_ROW[1] * Y + B_ROW[2] * Z;
   if (a === 255) return encode(red) | (encode(green) << 8) | (encode(blue) << 16) | (a << 24);
   // Un-premultiplied on the encoded values, as sharp does after sharpening.
-  const straight = (value: number) => (a === 0 ? 0 : byte((255 * 255 * srgbEncode(Math.min(1, Math.max(0, value)))) / a));
+  const straight = (value: number) => (a === 0 ? 0 : toByte((255 * 255 * srgbEncode(Math.min(1, Math.max(0, value)))) / a));
   return straight(red) | (straight(green) << 8) | (straight(blue) << 16) | (a << 24);
 }
