@@ -1,5 +1,5 @@
 import { gaussianBytes, gaussianMask, GaussianRows, gridStep } from './gaussian';
-import { pixelWords, toByte } from './pixels';
+import { pixelWords } from './pixels';
 import type { RowSource } from './rows';
 import type { Dimensions } from '../types';
 
@@ -28,6 +28,9 @@ export function blurRows(source: RowSource, sigma: number): RowSource {
   const input = new Float32Array(width * channels);
   const output = new Float32Array(width * channels);
   const out = new Uint8Array(BAND_ROWS * width * 4);
+  const clamped = new Uint8ClampedArray(out.buffer);
+  // Opaque rows keep alpha 255 where fromPlanes leaves it.
+  if (!alpha) clamped.fill(255);
   let band: { words: Int32Array; row: number; rows: number } | null = null;
   const held = blurBytes({ width, height }, sigma, alpha);
   let y = 0;
@@ -52,11 +55,10 @@ export function blurRows(source: RowSource, sigma: number): RowSource {
         return null;
       }
       const rows = Math.min(BAND_ROWS, height - y);
-      const words = pixelWords(out);
       for (let row = 0; row < rows; row++) {
         while (gaussian.wantsInput()) await pushRow();
         gaussian.emit(output);
-        fromPlanes(output, width, channels, words, row * width);
+        fromPlanes(output, width, channels, clamped, row * width * 4);
       }
       const result = { y, rows, data: out.subarray(0, rows * width * 4) };
       y += rows;
@@ -92,26 +94,28 @@ function toPlanes(words: Int32Array, from: number, width: number, channels: numb
   }
 }
 
-/** Float planes back to RGBA words (alpha divided out again; a pixel whose alpha rounds to 0 is 0, 0, 0, 0). */
-function fromPlanes(planes: Float32Array, width: number, channels: number, words: Int32Array, to: number): void {
-  for (let x = 0; x < width; x++) {
-    let r: number;
-    let g: number;
-    let b: number;
-    let a = 255;
-    if (channels === 1) {
-      r = g = b = toByte(planes[x]);
-    } else if (channels === 3) {
-      r = toByte(planes[x]);
-      g = toByte(planes[width + x]);
-      b = toByte(planes[2 * width + x]);
-    } else {
-      a = toByte(planes[3 * width + x]);
-      const scale = a === 0 ? 0 : 255 / planes[3 * width + x];
-      r = toByte(planes[x] * scale);
-      g = toByte(planes[width + x] * scale);
-      b = toByte(planes[2 * width + x] * scale);
+/**
+ * Float planes back to RGBA bytes from out[to] (a clamped array rounds and clamps as it stores);
+ * with alpha the colour is divided by it again (a pixel whose alpha rounds to 0 is 0, 0, 0, 0).
+ */
+function fromPlanes(planes: Float32Array, width: number, channels: number, out: Uint8ClampedArray, to: number): void {
+  const [r, g, b, a] = [0, width, 2 * width, 3 * width];
+  if (channels === 1) {
+    for (let x = 0, o = to; x < width; x++, o += 4) out[o] = out[o + 1] = out[o + 2] = planes[x];
+  } else if (channels === 3) {
+    for (let x = 0, o = to; x < width; x++, o += 4) {
+      out[o] = planes[r + x];
+      out[o + 1] = planes[g + x];
+      out[o + 2] = planes[b + x];
     }
-    words[to + x] = r | (g << 8) | (b << 16) | (a << 24);
+  } else {
+    for (let x = 0, o = to; x < width; x++, o += 4) {
+      const alpha = planes[a + x];
+      out[o + 3] = alpha;
+      const scale = out[o + 3] === 0 ? 0 : 255 / alpha;
+      out[o] = planes[r + x] * scale;
+      out[o + 1] = planes[g + x] * scale;
+      out[o + 2] = planes[b + x] * scale;
+    }
   }
 }
