@@ -153,6 +153,25 @@ describe('refusals from the header', () => {
     const result = await processImage(input, op({ steps: [{ op: 'resize', width }], format: 'webp' }), small);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(small.memoryBudgetBytes);
   });
+
+  it('counts every step of a chain, and names a result size at which the same steps fit', async () => {
+    const small = { ...DEFAULTS, memoryBudgetBytes: 16 * MiB };
+    const input = await corpus('photos/photo-12mp.jpg');
+    const crop = { op: 'crop', x: 200, y: 150, width: 3600, height: 2700 } as const;
+    const rest = [{ op: 'blur', sigma: 3 }, { op: 'rotate', angle: 90 }] as const;
+    const error = await processImage(input, op({ steps: [crop, ...rest], format: 'webp' }), small).then(() => null, (e: unknown) => e);
+    const { message } = expectAppError(() => {
+      throw error;
+    }, 'FILE_TOO_LARGE');
+    expect(message).toMatch(/^A 2700x3600 WebP result \(9\.7 megapixels\) needs about \d+ MB/);
+    const largest = Number(/WebP results can be at most ([\d.]+) megapixels/.exec(message)![1]) * 1e6;
+    // The steps with a resize to that size after the crop (before the blur, as the plan scales them) fit.
+    const width = Math.floor(Math.sqrt((largest * 4) / 3));
+    const result = await processImage(input, op({ steps: [crop, { op: 'resize', width }, ...rest], format: 'webp' }), small);
+    expect(result.width * result.height).toBeLessThanOrEqual(largest);
+    expect(result.plannedPeakBytes).toBeLessThanOrEqual(small.memoryBudgetBytes);
+    expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
+  });
 });
 
 describe('refusals of a 48 MP progressive JPEG at full size', () => {
