@@ -74,12 +74,6 @@ export function createApp(options: AppOptions = {}) {
   return app;
 }
 
-/** A field as a client names it: `quality`, or within the JSON of `steps`, `steps[2].sigma`. */
-function fieldName(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return 'request';
-  return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`)).join('');
-}
-
 /** The methods registered for a path, for 405 answers and their Allow header. */
 function allowedMethodsOf(app: OpenAPIHono<AppEnv>): (path: string) => string[] {
   const router = new TrieRouter<string>();
@@ -94,4 +88,10 @@ function allowedMethodsOf(app: OpenAPIHono<AppEnv>): (path: string) => string[] 
     if (found.includes('GET')) found.push('HEAD');
     return [...new Set(found)];
   };
+}
+
+/** A field as a client names it: `quality`, or within the JSON of `steps`, `steps[2].sigma`. */
+function fieldName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return 'request';
+  return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`)).join('');
 }

@@ -177,9 +177,9 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   );
 }
 
-/** Each operation is a list of steps over the one pipeline: convert has none, the others one each. */
 export function registerProcessing(app: OpenAPIHono<AppEnv>) {
   for (const door of ['api', 'web'] as const) {
+    // Each operation is a list of steps over the one pipeline: convert has none, the others one each.
     app.openapi(processingRoute(door, 'convert', ConvertForm), (c) => {
       const { format, quality, background } = c.req.valid('form');
       return respondWithResult(c, { kind: 'convert', steps: [], format, quality, background });
