@@ -41,6 +41,23 @@ const OPERATIONS: Record<string, { endpoint: string; fields: Record<string, stri
   'resize 1600 webp': { endpoint: '/api/v1/resize', fields: { width: '1600', format: 'webp', quality: '80' } },
   'resize 1600 avif': { endpoint: '/api/v1/resize', fields: { width: '1600', format: 'avif', quality: '80' } },
   'crop 2000x1500': { endpoint: '/api/v1/crop', fields: { x: '500', y: '400', width: '2000', height: '1500' } },
+  // Several steps in one call: the geometry folds into the decode and the encoder's placing of rows, the sharpen streams.
+  'crop resize rotate sharpen webp': {
+    endpoint: '/api/v1/transform',
+    fields: {
+      steps: JSON.stringify([
+        { op: 'crop', x: 500, y: 400, width: 2000, height: 1500 },
+        { op: 'resize', width: 1600 },
+        { op: 'rotate', angle: 90 },
+        { op: 'sharpen', sigma: 1 },
+      ]),
+      format: 'webp',
+      quality: '80',
+    },
+  },
+  // The filters at full size: the blur's mask on every pixel (below sigma 8), and on its grid.
+  'blur 4 jpg': { endpoint: '/api/v1/transform', fields: { steps: JSON.stringify([{ op: 'blur', sigma: 4 }]), format: 'jpg', quality: '80' } },
+  'blur 50 jpg': { endpoint: '/api/v1/transform', fields: { steps: JSON.stringify([{ op: 'blur', sigma: 50 }]), format: 'jpg', quality: '80' } },
 };
 
 const ALL = Object.keys(OPERATIONS);

@@ -1,6 +1,7 @@
 // The converter page: sends the form to the same operations as the API (/app/v1/<operation>,
 // signed in by the session cookie plus the page's CSRF token) and shows the result or the
-// API's own error message. No framework: the page works without a build step.
+// API's own error message; "Several steps" sends crop, resize, rotate and flip steps in one
+// request (/app/v1/transform). No framework: the page works without a build step.
 const form = document.getElementById('converter');
 const fileInput = form.elements.file;
 const operationSelect = form.elements.operation;
@@ -40,6 +41,7 @@ const OPERATIONS = {
   crop: { button: 'Crop', busy: 'Cropping…', format: '' },
   resize: { button: 'Resize', busy: 'Resizing…', format: '' },
   'remove-metadata': { button: 'Remove metadata', busy: 'Removing metadata…', format: '' },
+  transform: { button: 'Apply steps', busy: 'Applying the steps…', format: '' },
 };
 let shownOperation = operationSelect.value;
 
@@ -83,6 +85,7 @@ function showOperationFields() {
   submitButton.textContent = OPERATIONS[operation].button;
   if (operation === 'crop' && image && cropFields.width.value === '' && cropFields.height.value === '') setCropRegion({ x: 0, y: 0, width: image.width, height: image.height });
   showFitFields();
+  showStepSizes();
 }
 
 /** Position only where it means something (cover, contain; contain places by a side only); the checkbox only without a fit. */
@@ -140,6 +143,7 @@ async function showChosenImage() {
   preview.hidden = false;
   image = { width: previewImage.naturalWidth, height: previewImage.naturalHeight };
   imageFacts.textContent = `${file.name}: ${format}, ${image.width} × ${image.height} pixels, ${size}`;
+  showStepSizes();
   // The whole image to start from, unless a region was typed meanwhile.
   if (operationSelect.value === 'crop' && cropFields.width.value === '' && cropFields.height.value === '') setCropRegion({ x: 0, y: 0, width: image.width, height: image.height });
   drawCropBox();
@@ -253,6 +257,101 @@ fitSelect.addEventListener('change', showFitFields);
 positionSelect.addEventListener('change', drawCropBox);
 
 // ---------------------------------------------------------------------------
+// Several steps: crop, resize, rotate and flip, sent together as one JSON field
+// ---------------------------------------------------------------------------
+
+const stepList = document.getElementById('steps');
+const stepSizes = document.getElementById('steps-size');
+const STEP_NAMES = { crop: 'Crop', resize: 'Resize', rotate: 'Rotate', flip: 'Flip' };
+
+/** A step's fields as the API takes them: numbers for numbers, left out where empty. */
+function stepOf(item) {
+  const step = { op: item.dataset.op };
+  for (const field of item.querySelectorAll('[data-field]')) {
+    if (field.value === '') continue;
+    const number = field.type === 'number' || field.dataset.field === 'angle';
+    step[field.dataset.field] = number ? Number(field.value) : field.value;
+  }
+  return step;
+}
+
+const stepItems = () => [...stepList.querySelectorAll(':scope > li')];
+const collectSteps = () => stepItems().map(stepOf);
+
+/** The nearest pixel to side * target / reference, at least 1 (the server's exact ratio). */
+const ratioSide = (side, target, reference) => Math.max(1, Math.round((side * target) / reference));
+
+/** The picture's size after `step`, as the server works it out; null where the step's fields are incomplete. */
+function sizeAfter(step, size) {
+  switch (step.op) {
+    case 'crop':
+      return step.width > 0 && step.height > 0 ? { width: step.width, height: step.height } : null;
+    case 'rotate':
+      return step.angle === 180 ? size : { width: size.height, height: size.width };
+    case 'flip':
+      return size;
+    case 'resize': {
+      const { width, height } = step;
+      if (!(width > 0) && !(height > 0)) return null;
+      if (!(height > 0)) return { width, height: ratioSide(size.height, width, size.width) };
+      if (!(width > 0)) return { width: ratioSide(size.width, height, size.height), height };
+      if (step.fit !== 'inside' && step.fit !== 'outside') return { width, height };
+      const widthLimits = step.fit === 'inside' ? size.width * height >= size.height * width : size.width * height <= size.height * width;
+      return widthLimits ? { width, height: ratioSide(size.height, width, size.width) } : { width: ratioSide(size.width, height, size.height), height };
+    }
+  }
+  return null;
+}
+
+/** Each step's number and the size the picture has after it; the result's size under the list. */
+function showStepSizes() {
+  let size = image && { width: image.width, height: image.height };
+  const items = stepItems();
+  items.forEach((item, index) => {
+    const step = stepOf(item);
+    size = size && sizeAfter(step, size);
+    item.querySelector('.step-number').textContent = `${index + 1}. ${STEP_NAMES[step.op]}`;
+    item.querySelector('.step-size').textContent = size ? `→ ${size.width} × ${size.height}` : '';
+    item.querySelector('button.remove').setAttribute('aria-label', `Remove step ${index + 1} (${STEP_NAMES[step.op].toLowerCase()})`);
+  });
+  if (items.length === 0) stepSizes.textContent = 'No steps yet: add a crop, a resize, a rotation or a flip.';
+  else stepSizes.textContent = size ? `The result will be ${size.width} × ${size.height} pixels.` : 'Fill in the steps to see the size of the result.';
+}
+
+/** A new step at the end of the list; a crop starts as the whole picture as it stands there. */
+function addStep(op) {
+  const item = document.getElementById(`step-${op}`).content.firstElementChild.cloneNode(true);
+  const head = document.createElement('div');
+  head.className = 'step-head';
+  head.innerHTML = '<p class="step-title"><span class="step-number"></span> <span class="step-size hint"></span></p><button type="button" class="link remove">Remove</button>';
+  item.querySelector('.step-title').replaceWith(head);
+  if (op === 'crop' && image) {
+    let size = { width: image.width, height: image.height };
+    for (const step of collectSteps()) size = size && sizeAfter(step, size);
+    if (size) {
+      const field = (name) => item.querySelector(`[data-field="${name}"]`);
+      field('x').value = '0';
+      field('y').value = '0';
+      field('width').value = String(size.width);
+      field('height').value = String(size.height);
+    }
+  }
+  stepList.append(item);
+  showStepSizes();
+  item.querySelector('input, select').focus();
+}
+
+for (const button of form.querySelectorAll('[data-add-step]')) button.addEventListener('click', () => addStep(button.dataset.addStep));
+stepList.addEventListener('click', (event) => {
+  const remove = event.target.closest('button.remove');
+  if (!remove) return;
+  remove.closest('li').remove();
+  showStepSizes();
+});
+stepList.addEventListener('input', showStepSizes);
+stepList.addEventListener('change', showStepSizes);
+
+// ---------------------------------------------------------------------------
 // Sending
 // ---------------------------------------------------------------------------
 
@@ -287,6 +386,7 @@ function uploadFields() {
   }
   // With a fit, keep_aspect_ratio is left out (the API refuses a contradicting pair).
   if (operation === 'resize' && fitSelect.value === '') fields.set('keep_aspect_ratio', keepAspectRatio.checked ? 'true' : 'false');
+  if (operation === 'transform') fields.set('steps', JSON.stringify(collectSteps()));
   return { operation, fields };
 }
 
@@ -325,6 +425,7 @@ form.addEventListener('submit', async (event) => {
   if (remaining === 0) return showError(limitMessage);
 
   const { operation, fields } = uploadFields();
+  if (operation === 'transform' && stepItems().length === 0) return showError('Add a step first: a crop, a resize, a rotation or a flip.');
   submitButton.disabled = true;
   progressBar.value = 0;
   progressText.textContent = OPERATIONS[operation].busy;

@@ -32,7 +32,7 @@ export function createApp(options: AppOptions = {}) {
     defaultHook: (result) => {
       if (!result.success) {
         const issue = result.error.issues[0];
-        throw invalidParameter(String(issue.path[0] ?? 'request'), issue.message);
+        throw invalidParameter(fieldName(issue.path), issue.message);
       }
     },
   });
@@ -53,7 +53,7 @@ export function createApp(options: AppOptions = {}) {
   app.use('*', timing({ enabled: (c) => c.get('settings').diagnosticHeaders }));
 
   app.get('/api/v1', (c) =>
-    c.json({ name: 'Edge image API', openapi: '/api/v1/openapi.json', docs: '/docs', endpoints: ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata'] }),
+    c.json({ name: 'Edge image API', openapi: '/api/v1/openapi.json', docs: '/docs', endpoints: ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/transform'] }),
   );
   registerWeb(app);
   registerMe(app);
@@ -103,4 +103,10 @@ function allowedMethodsOf(app: OpenAPIHono<AppEnv>): (path: string) => string[] 
     if (found.includes('GET')) found.push('HEAD');
     return [...new Set(found)];
   };
+}
+
+/** A field as a client names it: `quality`, or within the JSON of `steps`, `steps[2].sigma`. */
+function fieldName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return 'request';
+  return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`)).join('');
 }

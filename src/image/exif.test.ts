@@ -263,7 +263,7 @@ describe('readOrientation avif (irot/imir)', () => {
     for (const [angle, axis] of CASES.filter(([a, x]) => a !== 0 || x !== null)) {
       const label = `irot ${angle} imir ${axis}`;
       const input = withProperties(bytes, [...(angle ? [irot(angle)] : []), ...(axis === null ? [] : [imir(axis)])]);
-      const result = await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, limits);
+      const result = await processImage(input, { steps: [], format: 'png', quality: 80 }, limits);
       const expected = heifTransform(stored, angle, axis);
       expect([result.width, result.height], label).toEqual([expected.width, expected.height]);
       const png = await decodeRgba('png', result.bytes);

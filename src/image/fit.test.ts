@@ -5,8 +5,7 @@ import { fitGeometry } from './fit';
 import type { ResizeOptions } from './operations';
 
 const photo = { width: 4000, height: 3000 };
-const size = (picture: { width: number; height: number }, request: Partial<ResizeOptions>, dctScaling = false) =>
-  fitGeometry(picture, { keepAspectRatio: true, ...request }, dctScaling).output;
+const size = (picture: { width: number; height: number }, request: Partial<ResizeOptions>) => fitGeometry(picture, request).output;
 
 describe('fitGeometry: sizes', () => {
   it('one side given: the other follows the aspect ratio, whatever keepAspectRatio or fit say', () => {
@@ -34,29 +33,46 @@ describe('fitGeometry: sizes', () => {
     expect(size(photo, { width: 1000, height: 1000, fit: 'contain' })).toEqual({ width: 1000, height: 1000 });
   });
 
-  it("follows sharp's JPEG shrink-on-load rounding where the decoder scales by DCT", () => {
-    // 450x600 -> shrink 7.8: libjpeg 1/4 -> libvips 112x150 (rounded down) -> 57.5 -> 57.
-    expect(size({ width: 450, height: 600 }, { width: 333, height: 77 }, true)).toEqual({ width: 57, height: 77 });
-    expect(size({ width: 450, height: 600 }, { width: 333, height: 77 }, false)).toEqual({ width: 58, height: 77 });
+  it('is the exact ratio where sharp, shrinking a JPEG on load, is a pixel short', () => {
+    // sharp: 600x450 JPEG to height 90 loads at 1/4 (150x112, rounded down) and gives 121x90.
+    expect(size({ width: 600, height: 450 }, { height: 90 })).toEqual({ width: 120, height: 90 });
+    // sharp: 450x600 JPEG into 333x77 loads at 1/4 (112x150) and gives 57x77; 450 * 77 / 600 = 57.75.
+    expect(size({ width: 450, height: 600 }, { width: 333, height: 77 })).toEqual({ width: 58, height: 77 });
   });
 
-  it('property: inside touches the box on one side and stays inside it, with or without DCT scaling', () => {
+  it('property: every fit keeps the exact ratio, the derived side rounded to the nearest pixel', () => {
+    const side = fc.integer({ min: 1, max: 12000 });
+    const fits = fc.constantFrom('inside', 'outside', 'cover', 'contain', undefined);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 12000 }), fc.integer({ min: 1, max: 12000 }), fc.integer({ min: 1, max: 12000 }), fc.integer({ min: 1, max: 12000 }), fc.boolean(), (sw, sh, bw, bh, dct) => {
-        const out = size({ width: sw, height: sh }, { width: bw, height: bh }, dct);
-        expect(out.width).toBeLessThanOrEqual(bw);
-        expect(out.height).toBeLessThanOrEqual(bh);
-        expect(out.width === bw || out.height === bh).toBe(true);
-        expect(Math.min(out.width, out.height)).toBeGreaterThanOrEqual(1);
+      fc.property(side, side, side, side, fits, fc.boolean(), (sw, sh, bw, bh, fit, oneSide) => {
+        const request: Partial<ResizeOptions> = oneSide && fit !== 'cover' && fit !== 'contain' ? { width: bw, fit } : { width: bw, height: bh, fit };
+        const geometry = fitGeometry({ width: sw, height: sh }, request);
+        const { width, height } = geometry.resized;
+        // The side the box sets is exact; the other is the nearest pixel to the ratio (at least 1).
+        const exactHeight = (sh * width) / sw;
+        const exactWidth = (sw * height) / sh;
+        const nearest = (value: number, got: number) => got === Math.max(1, Math.floor(value + 0.5));
+        expect(nearest(exactHeight, height) || nearest(exactWidth, width)).toBe(true);
+        if (fit === 'inside' || fit === undefined) {
+          if (!oneSide) {
+            expect(width).toBeLessThanOrEqual(bw);
+            expect(height).toBeLessThanOrEqual(bh);
+            expect(width === bw || height === bh).toBe(true);
+          }
+        }
+        if (fit === 'outside' || fit === 'cover') {
+          if (!oneSide || fit === 'cover') expect(width >= bw && height >= (oneSide ? 0 : bh) && (width === bw || height === bh)).toBe(true);
+        }
+        if (fit === 'cover' || fit === 'contain') expect(geometry.output).toEqual({ width: bw, height: bh });
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });
 
 describe('fitGeometry: where the picture goes', () => {
   const resized = { width: 601, height: 400 };
-  const cut = (position: ResizeOptions['position']) => fitGeometry({ width: 1202, height: 800 }, { keepAspectRatio: true, width: 400, height: 400, fit: 'cover', position }, false);
+  const cut = (position: ResizeOptions['position']) => fitGeometry({ width: 1202, height: 800 }, { width: 400, height: 400, fit: 'cover', position });
 
   it("cuts cover's overflow as sharp's CalculateCrop: a centred cut rounds up", () => {
     expect(cut(undefined).resized).toEqual(resized);
@@ -69,7 +85,7 @@ describe('fitGeometry: where the picture goes', () => {
   });
 
   it("places contain's picture as sharp's CalculateEmbedPosition: a centred picture rounds down", () => {
-    const place = (gravity: 'center' | 'south' | 'east') => fitGeometry({ width: 1200, height: 801 }, { keepAspectRatio: true, width: 400, height: 400, fit: 'contain', position: { kind: 'gravity', gravity } }, false).pad;
+    const place = (gravity: 'center' | 'south' | 'east') => fitGeometry({ width: 1200, height: 801 }, { width: 400, height: 400, fit: 'contain', position: { kind: 'gravity', gravity } }).pad;
     expect(place('center')).toEqual({ x: 0, y: 66, width: 400, height: 267 });
     expect(place('south')).toEqual({ x: 0, y: 133, width: 400, height: 267 });
     expect(place('east')).toEqual({ x: 0, y: 66, width: 400, height: 267 });
@@ -78,7 +94,7 @@ describe('fitGeometry: where the picture goes', () => {
   it('refuses cover and contain without both sides, naming the missing one', () => {
     const refusal = (request: Partial<ResizeOptions>) => {
       try {
-        fitGeometry(photo, { keepAspectRatio: true, ...request }, false);
+        fitGeometry(photo, request);
       } catch (error) {
         return error instanceof AppError ? [error.code, error.message] : error;
       }

@@ -3,9 +3,11 @@ import { CENTER, type Fit, type Gravity, type Position, type Region, type Resize
 import type { Dimensions } from './types';
 
 /*
- * Where a resize puts the picture, in the frame a viewer sees (after EXIF orientation), with
- * sharp's arithmetic so that sizes and kept regions match it: the picture is resized to `resized`,
- * then `cover` cuts `crop` out of it and `contain` places it at `pad` in the width x height box.
+ * Where a resize puts the picture, in the frame a viewer sees (after EXIF orientation and the steps
+ * before it): the picture is resized to `resized`, then `cover` cuts `crop` out of it and `contain`
+ * places it at `pad` in the width x height box. A side that follows the aspect ratio is the exact
+ * ratio rounded to the nearest pixel, whatever the format and however the decoder shrinks on load;
+ * the kept regions are placed as sharp places them.
  */
 export interface FitGeometry {
   /** The size the picture is resized to. */
@@ -22,17 +24,17 @@ export interface FitGeometry {
 
 /** `fit`, or the contract's keep_aspect_ratio where it is absent. */
 export function fitOf(request: ResizeOptions): Fit {
-  return request.fit ?? (request.keepAspectRatio ? 'inside' : 'fill');
+  return request.fit ?? (request.keepAspectRatio === false ? 'fill' : 'inside');
 }
 
-export function fitGeometry(displayed: Dimensions, request: ResizeOptions, dctScaling: boolean): FitGeometry {
+export function fitGeometry(displayed: Dimensions, request: ResizeOptions, field: (name: string) => string = (name) => name): FitGeometry {
   const fit = fitOf(request);
   const { width, height } = request;
   const position = request.position ?? CENTER;
   const none = { crop: null, pad: null, smart: null };
   if (width === undefined || height === undefined) {
-    if (fit === 'cover' || fit === 'contain') throw invalidParameter(width === undefined ? 'width' : 'height', `fit=${fit} needs both width and height`);
-    const size = sharpSize(displayed, { width, height }, 'inside', dctScaling);
+    if (fit === 'cover' || fit === 'contain') throw invalidParameter(field(width === undefined ? 'width' : 'height'), `fit=${fit} needs both width and height`);
+    const size = exactSize(displayed, { width, height }, 'inside');
     return { resized: size, output: size, ...none };
   }
   const box = { width, height };
@@ -40,17 +42,17 @@ export function fitGeometry(displayed: Dimensions, request: ResizeOptions, dctSc
     case 'inside':
     case 'fill':
     case 'outside': {
-      const size = sharpSize(displayed, box, fit, dctScaling);
+      const size = exactSize(displayed, box, fit);
       return { resized: size, output: size, ...none };
     }
     case 'cover': {
-      const resized = atLeast(sharpSize(displayed, box, 'outside', dctScaling), box);
+      const resized = atLeast(exactSize(displayed, box, 'outside'), box);
       if (position.kind === 'smart') return { resized, output: box, crop: null, pad: null, smart: position.strategy };
       return { resized, output: box, crop: cropRegion(resized, box, position), pad: null, smart: null };
     }
     case 'contain': {
-      const resized = sharpSize(displayed, box, 'inside', dctScaling);
-      if (position.kind !== 'gravity') throw invalidParameter('position', 'fit=contain places the picture by center or a compass side (north, southeast, ...); entropy, attention and focal points choose what cover keeps');
+      const resized = exactSize(displayed, box, 'inside');
+      if (position.kind !== 'gravity') throw invalidParameter(field('position'), 'fit=contain places the picture by center or a compass side (north, southeast, ...); entropy, attention and focal points choose what cover keeps');
       return { resized, output: box, crop: null, pad: embedRegion(resized, box, position.gravity), smart: null };
     }
   }
@@ -59,37 +61,24 @@ export function fitGeometry(displayed: Dimensions, request: ResizeOptions, dctSc
 const atLeast = (size: Dimensions, box: Dimensions): Dimensions => ({ width: Math.max(size.width, box.width), height: Math.max(size.height, box.height) });
 
 /**
- * The size sharp resizes to, computed as sharp (ResolveShrink, its JPEG shrink-on-load choice)
- * and libvips (jpegload's rounded-down scaled size, vips_reduce's rounding) compute it, so that
- * results have sharp's size to the pixel. It can differ by one from the exact ratio: a 450x600
- * JPEG into 333x77 is 57x77, not 58x77. `box` sides left out follow the aspect ratio.
+ * The size the picture is resized to: `box` sides left out, and with `inside` and `outside` the side
+ * that does not touch the box, follow the aspect ratio exactly, rounded to the nearest pixel (half
+ * up) and at least 1. sharp is a pixel short where its JPEG shrink-on-load rounds the loaded size
+ * down (a 600x450 JPEG to height 90 is 121x90 there, 120x90 here: docs/decisions.md).
  */
-function sharpSize(picture: Dimensions, box: { width?: number; height?: number }, fit: 'inside' | 'outside' | 'fill', dctScaling: boolean): Dimensions {
-  const shrinks = ({ width, height }: Dimensions): [number, number] => {
-    let h = box.width !== undefined ? width / box.width : height / box.height!;
-    let v = box.height !== undefined ? height / box.height : h;
-    if (box.width === undefined) h = v;
-    if (box.width !== undefined && box.height !== undefined && fit !== 'fill') h = v = fit === 'inside' ? Math.max(h, v) : Math.min(h, v);
-    return [Math.min(h, width), Math.min(v, height)];
-  };
-  const onLoad = dctScaling ? jpegShrinkOnLoad(Math.min(...shrinks(picture))) : 1;
-  const loaded = { width: Math.floor(picture.width / onLoad), height: Math.floor(picture.height / onLoad) };
-  const [h, v] = shrinks(loaded);
-  return { width: scaledSide(loaded.width, h), height: scaledSide(loaded.height, v) };
+export function exactSize(picture: Dimensions, box: { width?: number; height?: number }, fit: 'inside' | 'outside' | 'fill'): Dimensions {
+  const { width, height } = picture;
+  if (box.width === undefined) return { width: ratioSide(width, box.height!, height), height: box.height! };
+  if (box.height === undefined) return { width: box.width, height: ratioSide(height, box.width, width) };
+  if (fit === 'fill') return { width: box.width, height: box.height };
+  // Integers compared crosswise: width / box.width against height / box.height, with no rounding.
+  const widthLimits = fit === 'inside' ? width * box.height >= height * box.width : width * box.height <= height * box.width;
+  return widthLimits ? { width: box.width, height: ratioSide(height, box.width, width) } : { width: ratioSide(width, box.height, height), height: box.height };
 }
 
-/** sharp's JPEG shrink-on-load (fastShrinkOnLoad), one step less where libjpeg would round badly. */
-function jpegShrinkOnLoad(shrink: number): number {
-  let factor = shrink >= 8 ? 8 : shrink >= 4 ? 4 : shrink >= 2 ? 2 : 1;
-  if (factor > 1 && Math.trunc(shrink) === factor) factor /= 2;
-  return factor;
-}
-
-/** vips_resize: reduce rounds in->Xsize / (1 / (1 / shrink)) half up; enlarging rounds the scaled side. */
-function scaledSide(side: number, shrink: number): number {
-  if (shrink > 1) return Math.max(1, Math.floor(side / (1 / (1 / shrink)) + 0.5));
-  if (shrink === 1) return side;
-  return Math.round(side / shrink);
+/** side * target / reference rounded half up, at least 1, in integers (exact for every size there is). */
+function ratioSide(side: number, target: number, reference: number): number {
+  return Math.max(1, Math.floor((2 * side * target + reference) / (2 * reference)));
 }
 
 /** Offsets of a gravity as fractions of the free space: 0 left/top, 1 right/bottom, 0.5 centre. */

@@ -54,6 +54,8 @@ export interface MemoryPlan {
    * from the first strip, is alive while the next ones are decoded.
    */
   frameInStrips?: boolean;
+  /** Stages that run after a held picture is complete (what follows a smart crop's cut), beside the encoder. */
+  afterFrame?: number;
   /** The encoder with what its result sink holds (beside its main work, for one that has `finishing`). */
   encoder: { streaming: number; finishing?: number };
 }
@@ -68,7 +70,7 @@ export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
     decode: inputBytes + decoder.open,
     // The encoder starts as soon as rows arrive, unless a frame has to be complete first.
     stream: inputBytes + decoder.streaming + stages + frame + (splitsRun ? 0 : encoder.streaming),
-    encode: inputBytes + frame + Math.max(encoder.streaming, encoder.finishing ?? 0),
+    encode: inputBytes + frame + (plan.afterFrame ?? 0) + Math.max(encoder.streaming, encoder.finishing ?? 0),
   };
 }
 

@@ -49,20 +49,58 @@ export const CENTER: Position = { kind: 'gravity', gravity: 'center' };
 export interface ResizeOptions {
   width?: number;
   height?: number;
-  /** Used where `fit` is absent: true is `inside`, false is `fill` (the contract's parameter). */
-  keepAspectRatio: boolean;
+  /** Used where `fit` is absent: true (the default) is `inside`, false is `fill` (the contract's parameter). */
+  keepAspectRatio?: boolean;
   fit?: Fit;
   /** Default center. */
   position?: Position;
 }
 
-export type Operation =
-  | ({ kind: 'convert'; format: ImageFormat } & OutputOptions)
-  | ({ kind: 'crop'; region: Region } & OutputOptions)
-  | ({ kind: 'resize' } & ResizeOptions & OutputOptions)
-  | ({ kind: 'remove-metadata' } & OutputOptions);
+/** The steps a transform can chain, each on the picture as it stands after the steps before it. */
+export const STEP_OPS = ['crop', 'resize', 'rotate', 'flip', 'blur', 'sharpen', 'grayscale'] as const;
+export type StepOp = (typeof STEP_OPS)[number];
 
-export type OperationKind = Operation['kind'];
+/** sharp's ranges: blur(sigma) takes 0.3-1000, sharpen({ sigma }) is used with 0.5-10. */
+export const BLUR_SIGMA = { min: 0.3, max: 1000 } as const;
+export const SHARPEN_SIGMA = { min: 0.5, max: 10 } as const;
+export const MAX_STEPS = 10;
+
+/**
+ * One step of a transform (the `steps` of POST /transform; the other endpoints are one-step
+ * transforms). Coordinates and sizes are in the picture as it stands at that step: after the
+ * EXIF orientation and every step before it.
+ */
+export type Step =
+  | ({ op: 'crop' } & Region)
+  | ({ op: 'resize' } & ResizeOptions)
+  /** Clockwise. */
+  | { op: 'rotate'; angle: 90 | 180 | 270 }
+  /** horizontal: mirrored left to right (sharp's flop); vertical: upside down (sharp's flip). */
+  | { op: 'flip'; axis: 'horizontal' | 'vertical' }
+  /** Gaussian, as sharp's blur(sigma). */
+  | { op: 'blur'; sigma: number }
+  /** Unsharp mask on lightness, as sharp's sharpen({ sigma }) with its other defaults. */
+  | { op: 'sharpen'; sigma: number }
+  /** Luminance, as sharp's greyscale(). */
+  | { op: 'grayscale' }
+  /**
+   * remove-metadata's one step: where nothing else changes the pixels and the format stays, the
+   * file is stripped without re-encoding; a re-encoded result carries no metadata anyway.
+   */
+  | { op: 'remove-metadata' };
+
+/** A run: its steps in order, then the output. */
+export interface Transform extends OutputOptions {
+  steps: readonly Step[];
+  /**
+   * How errors name a step's fields: `steps[2].sigma` (the default), or the field alone where the
+   * one step's fields are the request's own (crop, resize).
+   */
+  fieldNames?: 'steps' | 'form';
+}
+
+/** The processing calls by name (what a result record says made it). */
+export type OperationKind = 'convert' | 'crop' | 'resize' | 'remove-metadata' | 'transform';
 
 export interface PixelLimits {
   maxInputPixels: number;

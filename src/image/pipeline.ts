@@ -1,42 +1,44 @@
 import { AppError, invalidParameter } from '../errors';
 import { FORMATS, readImage, type ImageFile } from './formats/index';
-import { assertFitsMemory, assertWithinPixelLimit } from './limits';
+import { assertWithinPixelLimit } from './limits';
+import { assertFitsMemory } from './memory-guard';
 import { MemoryMeter } from './memory-meter';
 import { peakBytes } from './memory-plan';
 import { decode, working } from './decoding';
-import { fitGeometry, type FitGeometry } from './fit';
-import { WHITE, type Operation, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions } from './operations';
+import { WHITE, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions, type Transform } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
-import { encodeFacts, fitToBudget, holdsResizedPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { encodeFacts, fitToBudget, holdsPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { collectPicture, findSmartCut, smartCutOf } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
+import { planChain, type StagePlan } from './steps/index';
+import { blurRows } from './stages/blur';
 import { readColourProfile, toSrgbRows, type ColourProfile } from './stages/colour';
 import { cropRows } from './stages/crop';
 import { flattenRows } from './stages/flatten';
-import { orientRows, storedRegion } from './stages/orient';
+import { grayscaleRows } from './stages/grayscale';
+import { displayedSize, orientRows, storedRegion } from './stages/orient';
 import { padRows } from './stages/pad';
 import { resizeRows } from './stages/resize';
 import { PackedAllowanceExceeded, pictureRows, withFirstBand, type RowSource } from './stages/rows';
+import { sharpenRows } from './stages/sharpen';
 import type { Dimensions, ImageFormat } from './types';
-
-/** image-api.md: resize sides are 1 to 12000 pixels, also when one side follows the other. */
-export const MAX_RESIZE_SIDE = 12_000;
 
 /**
  * The whole processing pipeline, in the order every request goes through it:
  *   sniff and read the header (the one parse of the container) -> pixel-limit guard -> container
  *   checks -> (lossless strip | plan every step from the header -> memory guard -> stream rows:
- *   decode (shrink-on-load, or only the rows and columns a crop needs) -> colour to sRGB ->
- *   flatten -> resize -> cut (cover) -> pad (contain) -> orientation -> encode).
+ *   decode (shrink-on-load, or only the rows and columns the leading crops keep) -> colour to sRGB ->
+ *   flatten -> the steps' stages in order (crop, resize with cover's cut and contain's pad, blur,
+ *   sharpen, grayscale) -> orientation (EXIF's, turned by the rotate and flip steps) -> encode).
  * A smart crop (cover with entropy or attention) scores the resized picture to choose the cut:
- * held whole when it is a thumbnail's (plan.ts holdsResizedPicture), so one decode does, otherwise
- * a reduced decode of the same bytes first (smart-crop-pass.ts), gone before the second.
- * Everything that can be refused from the header is refused before any decode.
+ * held whole when it is a thumbnail's or follows other stages (plan.ts holdsPicture), so one
+ * decode does, otherwise a reduced decode of the same bytes first (smart-crop-pass.ts), gone
+ * before the second. Everything that can be refused from the header is refused before any decode.
  */
-export async function processImage(input: Uint8Array, operation: Operation, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
+export async function processImage(input: Uint8Array, transform: Transform, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
   const target = memoryTarget();
-  const result = await processImageInto(input, operation, limits, target, options);
+  const result = await processImageInto(input, transform, limits, target, options);
   return { ...result, bytes: target.buffer()!.bytes() };
 }
 
@@ -44,14 +46,14 @@ export async function processImage(input: Uint8Array, operation: Operation, limi
  * processImage with the file written into a sink `target` opens once the output format is known
  * (storage streams it on in parts); a run that fails leaves the sink to its opener to abort.
  */
-export async function processImageInto(input: Uint8Array, operation: Operation, limits: PixelLimits, target: ResultTarget, options: RunOptions = {}): Promise<ProcessedResult> {
+export async function processImageInto(input: Uint8Array, transform: Transform, limits: PixelLimits, target: ResultTarget, options: RunOptions = {}): Promise<ProcessedResult> {
   const file = readImage(input);
   const { header } = file;
   assertWithinPixelLimit(header, limits.maxInputPixels, 'input');
   file.verify();
-  const outputFormat = operation.format ?? header.format;
+  const outputFormat = transform.format ?? header.format;
 
-  if (operation.kind === 'remove-metadata' && outputFormat === header.format && file.strip) {
+  if (stripsLosslessly(transform) && outputFormat === header.format && file.strip) {
     const bytes = file.strip();
     const held = input.byteLength + bytes.byteLength;
     const release = options.admit ? await options.admit(held) : () => {};
@@ -65,7 +67,7 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
     }
   }
 
-  const plan = planProcessing({ file, outputFormat, operation, limits, resultHeldBytes: target.heldBytes });
+  const plan = planProcessing({ file, outputFormat, transform, limits, resultHeldBytes: target.heldBytes });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
   const plannedPeakBytes = peakBytes(memoryPlan(plan));
   const release = options.admit ? await options.admit(plannedPeakBytes) : () => {};
@@ -107,31 +109,64 @@ export async function processImageInto(input: Uint8Array, operation: Operation, 
   }
 }
 
+/** remove-metadata's one step alone: the container is rewritten without its metadata, the coded image kept. */
+function stripsLosslessly(transform: Transform): boolean {
+  return transform.steps.length === 1 && transform.steps[0].op === 'remove-metadata';
+}
 
-/** Work a decoded pixel takes: the decode (of all the stored pixels shrink-on-load skips), colour conversion and resize. */
+/** Work a decoded pixel takes: the decode (of all the stored pixels shrink-on-load skips) and colour conversion. */
 function decodeWork(plan: ProcessingPlan, profile: ColourProfile | null): number {
-  const { decode, resize } = plan;
-  return plan.file.format.work.decode * decode.shrink * decode.shrink + (profile ? STAGE_NS.colour : 0) + (resize ? STAGE_NS.resize : 0);
+  return plan.file.format.work.decode * plan.decode.shrink * plan.decode.shrink + (profile ? STAGE_NS.colour : 0);
 }
 
 /** Estimated nanoseconds a pixel takes in the TypeScript stages (measured in workerd on the 12 MP photo). */
-const STAGE_NS = { colour: 12, resize: 15 };
+const STAGE_NS = { colour: 12, resize: 15, blur: 40, sharpen: 120, grayscale: 8 };
+
+type Stage = (name: string, source: RowSource) => RowSource;
 
 /** The steps between decoder and encoder, each a stage that passes bands of rows on (timed by `stages` if given). */
 async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stages: StageProfile | null): Promise<RowSource> {
-  const stage = (name: string, source: RowSource) => (stages ? stages.stage(name, source) : source);
+  const stage: Stage = (name, source) => (stages ? stages.stage(name, source) : source);
   const step = <T>(name: string, job: () => Promise<T>) => (stages ? stages.step(name, job) : job());
-  if (holdsResizedPicture(plan)) {
-    const resized = await resizedRows(plan, profile, meter, stage);
+  if (plan.orientStripRows) return stage('decode', await orientedStrips(plan, profile, meter));
+  const planned = [...plan.stages];
+  const [first] = planned;
+  if (first?.kind === 'resize' && first.smart && !holdsPicture(plan, 0)) {
+    // First in the chain and large: a reduced decode of the same bytes chooses the cut, before the decode that keeps it.
+    const cut = await step('smart-crop', () => findSmartCut(first.smart!, first.to, plan, profile, meter));
+    planned[0] = { ...first, cut };
+  }
+  let source = await decodedRows(plan, profile, meter, stage);
+  for (const [index, next] of planned.entries()) {
+    if (next.kind !== 'resize' || !holdsPicture(plan, index)) {
+      source = stagedRows(source, next, stage);
+      continue;
+    }
+    const resized = resizedRows(source, next.to, null, stage);
     const { model, alpha, grey } = resized;
     const picture = await collectPicture(resized, meter);
-    const cut = await step('smart-crop', () => smartCutOf(plan, picture, meter));
+    const cut = await step('smart-crop', () => smartCutOf(next.smart!, plan, picture, meter));
     stages?.restartChain();
-    return placedRows(pictureRows(picture, { model, alpha, grey }), { ...plan, cut }, stage);
+    source = placedRows(pictureRows(picture, { model, alpha, grey }), { ...next, cut }, stage);
   }
-  if (plan.orientStripRows) return stage('decode', await orientedStrips(plan, profile, meter));
-  const cut = plan.smart ? await step('smart-crop', () => findSmartCut(plan, profile, meter)) : plan.cut;
-  return placedRows(await resizedRows({ ...plan, cut }, profile, meter, stage), { ...plan, cut }, stage);
+  if (!plan.orientInEncoder) source = stage('orient', orientRows(source, plan.orientation));
+  return source;
+}
+
+/** One planned stage over `source` (a smart resize's cut is chosen by decodeAndTransform first). */
+function stagedRows(source: RowSource, planned: StagePlan, stage: Stage): RowSource {
+  switch (planned.kind) {
+    case 'crop':
+      return stage('crop', cropRows(source, planned.region));
+    case 'resize':
+      return placedRows(resizedRows(source, planned.to, planned.cut, stage), planned, stage);
+    case 'blur':
+      return stage('blur', working(blurRows(source, planned.sigma), STAGE_NS.blur));
+    case 'sharpen':
+      return stage('sharpen', working(sharpenRows(source, planned.sigma), STAGE_NS.sharpen));
+    case 'grayscale':
+      return stage('grayscale', working(grayscaleRows(source), STAGE_NS.grayscale));
+  }
 }
 
 /**
@@ -147,7 +182,7 @@ async function orientedStrips(plan: ProcessingPlan, profile: ColourProfile | nul
     const rows = Math.min(plan.orientStripRows!, output.height - next);
     const region = storedRegion({ x: 0, y: next, width: output.width, height: rows }, orientation, stored);
     const regionPlan = { ...plan, decode: { ...plan.decode, region }, decoded: { width: region.width, height: region.height } };
-    const strip = orientRows(await resizedRows(regionPlan, profile, meter, untimed), orientation);
+    const strip = orientRows(await decodedRows(regionPlan, profile, meter, untimed), orientation);
     offset = next;
     next += rows;
     return strip;
@@ -177,35 +212,30 @@ async function orientedStrips(plan: ProcessingPlan, profile: ColourProfile | nul
   };
 }
 
-type Stage = (name: string, source: RowSource) => RowSource;
-
-/** decode -> colour -> flatten -> resize (of only the columns a cut keeps). */
-async function resizedRows(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stage: Stage): Promise<RowSource> {
+/** decode -> colour -> flatten: the picture the steps start from. */
+async function decodedRows(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, stage: Stage): Promise<RowSource> {
   const decoded = stage('decode', await decode(plan.file, plan.decode, plan.decoded));
   let source = working(decoded, decodeWork(plan, profile));
   meter.sample(source.heldBytes());
   const converted = toSrgbRows(source, profile);
   if (converted !== source) source = stage('colour', converted);
   if (plan.flatten) source = stage('flatten', flattenRows(source, plan.background));
-  const { cut } = plan;
-  if (plan.resize) source = stage('resize', resizeRows(source, plan.resize.width, plan.resize.height, cut && { x: cut.x, width: cut.width }));
   return source;
 }
 
-/** cut (cover) -> pad (contain) -> orientation: the resized rows placed as the result shows them. */
-function placedRows(source: RowSource, plan: ProcessingPlan, stage: Stage): RowSource {
-  const { cut } = plan;
+/** Lanczos-3 to `to` (only the columns `cut` keeps), or the rows as they are where the size is already `to`. */
+function resizedRows(source: RowSource, to: Dimensions, cut: Region | null, stage: Stage): RowSource {
+  if (source.width === to.width && source.height === to.height) return source;
+  return stage('resize', resizeRows(working(source, STAGE_NS.resize), to.width, to.height, cut && { x: cut.x, width: cut.width }));
+}
+
+/** cut (cover) -> pad (contain): the resized rows placed as the resize step leaves them. */
+function placedRows(source: RowSource, planned: Extract<StagePlan, { kind: 'resize' }>, stage: Stage): RowSource {
+  const { cut, pad } = planned;
   if (cut) source = stage('cut', cropRows(source, source.width === cut.width ? { ...cut, x: 0 } : cut));
-  if (plan.pad) source = stage('pad', padRows(source, plan.pad.box, plan.pad.at, padColour(plan)));
-  if (!plan.orientInEncoder) source = stage('orient', orientRows(source, plan.orientation));
+  if (pad) source = stage('pad', padRows(source, pad.box, pad.at, pad.colour));
   return source;
 }
-
-/** contain's padding: opaque where the output format has no alpha. */
-function padColour(plan: ProcessingPlan) {
-  return FORMATS[plan.outputFormat].supportsAlpha ? plan.background : { ...plan.background, a: 255 };
-}
-
 
 /** What the encoder makes of the rows; decoding errors that surface while rows are read stay decoding errors. */
 async function encode(plan: ProcessingPlan, source: RowSource, sink: ResultSink): Promise<void> {
@@ -231,85 +261,50 @@ interface PlanInput {
   resultHeldBytes: ProcessingPlan['resultHeldBytes'];
   file: ImageFile;
   outputFormat: ImageFormat;
-  operation: Operation;
+  transform: Transform;
   limits: PixelLimits;
 }
 
-/** Every step decided from the header: the output size (checked against the request's rules), decode options, resize target, cut and padding. */
+/**
+ * Every step decided from the header (steps/index.ts), checked against the request's rules, then
+ * how the decoder starts: the leading crops become the stored region it decodes, or a first resize
+ * takes the decoder's largest shrink-on-load that leaves at least its size.
+ */
 function planProcessing(facts: PlanInput): ProcessingPlan {
-  const { file, outputFormat, operation, limits, resultHeldBytes } = facts;
+  const { file, outputFormat, transform, limits, resultHeldBytes } = facts;
   const { header } = file;
-  const { orientation } = header;
   const stored = { width: header.width, height: header.height };
-  const displayed = displayedSize(stored, orientation);
-  const geometry = operation.kind === 'resize' ? checkedGeometry(operation, displayed, file.format.shrinkFactors.length > 1, limits) : null;
-  const output = geometry ? geometry.output : plannedSize(operation, displayed);
-  assertEncodable(outputFormat, output);
-  const inStoredOrientation = (size: Dimensions) => displayedSize(size, orientation);
-  const region: Region | null = operation.kind === 'crop' ? storedRegion(operation.region, orientation, stored) : null;
-  let shrink = 1;
-  let resize: Dimensions | null = null;
-  if (geometry) {
-    const target = inStoredOrientation(geometry.resized);
-    shrink = shrinkOnLoad(file.format.shrinkFactors, stored, target);
-    const decoded = shrunkSize(stored, shrink);
-    if (decoded.width !== target.width || decoded.height !== target.height) resize = target;
-  }
-  const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink);
   const { supportsAlpha } = FORMATS[outputFormat];
-  const background = operation.background ?? WHITE;
-  const padsTransparent = geometry?.pad != null && background.a < 255 && supportsAlpha;
+  const background = transform.background ?? WHITE;
+  const flatten = header.alpha && !supportsAlpha;
+  const chain = planChain(transform, { size: stored, orientation: header.orientation, alpha: header.alpha && !flatten }, { limits, background, outputHasAlpha: supportsAlpha });
+  const output = displayedSize(chain.frame.size, chain.frame.orientation);
+  assertEncodable(outputFormat, output);
+  const stages = [...chain.stages];
+  let region: Region | null = null;
+  let shrink = 1;
+  if (stages[0]?.kind === 'crop') region = (stages.shift() as Extract<StagePlan, { kind: 'crop' }>).region;
+  else if (stages[0]?.kind === 'resize') shrink = shrinkOnLoad(file.format.shrinkFactors, stored, stages[0].to);
   const plan: ProcessingPlan = {
     file,
     inputBytes: file.bytes.byteLength,
     stored,
-    orientation,
+    orientation: chain.frame.orientation,
     decode: { shrink, region },
-    decoded,
-    alpha: header.alpha || padsTransparent,
+    decoded: region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink),
+    alpha: header.alpha || chain.frame.alpha,
     grey: false,
-    flatten: header.alpha && !supportsAlpha,
+    flatten,
     background,
-    resize,
-    cut: geometry?.crop ? storedRegion(geometry.crop, orientation, inStoredOrientation(geometry.resized)) : null,
-    pad: geometry?.pad ? { box: inStoredOrientation(output), at: storedRegion(geometry.pad, orientation, inStoredOrientation(output)) } : null,
-    smart: geometry?.smart ? { strategy: geometry.smart, box: output } : null,
+    stages,
     orientInEncoder: FORMATS[outputFormat].encoder.placesOrientation,
     outputFormat,
     output,
-    quality: operation.quality,
+    quality: transform.quality,
     lowMemory: false,
     resultHeldBytes,
   };
   return fitToBudget(plan, limits.memoryBudgetBytes);
-}
-
-function displayedSize(stored: Dimensions, orientation: number): Dimensions {
-  return orientation >= 5 ? { width: stored.height, height: stored.width } : stored;
-}
-
-/** The size of a convert or crop result, checked against the request's rules. */
-function plannedSize(operation: Operation, displayed: Dimensions): Dimensions {
-  if (operation.kind === 'crop') return checkedRegion(operation.region, displayed);
-  return displayed;
-}
-
-/**
- * A resize's sizes, checked: the result and the picture before cover's cut are each at most
- * MAX_RESIZE_SIDE per side and within the output pixel limit.
- */
-function checkedGeometry(operation: Extract<Operation, { kind: 'resize' }>, displayed: Dimensions, dctScaling: boolean, limits: PixelLimits): FitGeometry {
-  const geometry = fitGeometry(displayed, operation, dctScaling);
-  for (const size of [geometry.output, geometry.resized]) {
-    if (size.width > MAX_RESIZE_SIDE || size.height > MAX_RESIZE_SIDE) {
-      throw invalidParameter(
-        operation.width !== undefined ? 'width' : 'height',
-        `the resized image would be ${size.width}x${size.height} pixels (the image is ${displayed.width}x${displayed.height}); each side may be at most ${MAX_RESIZE_SIDE}`,
-      );
-    }
-    assertWithinPixelLimit(size, limits.maxOutputPixels, 'output');
-  }
-  return geometry;
 }
 
 function assertEncodable(format: ImageFormat, size: Dimensions): void {
@@ -320,23 +315,4 @@ function assertEncodable(format: ImageFormat, size: Dimensions): void {
       `${label} images can be at most ${maxDimension} pixels per side and the result would be ${size.width}x${size.height}; choose another format or a smaller size`,
     );
   }
-}
-
-/** decisions.md: a region partly or wholly outside the image, or empty, is refused with the image size. */
-function checkedRegion(region: Region, image: Dimensions): Dimensions {
-  const { x, y, width, height } = region;
-  const field =
-    width === 0 ? 'width'
-    : height === 0 ? 'height'
-    : x >= image.width ? 'x'
-    : y >= image.height ? 'y'
-    : x + width > image.width ? 'width'
-    : y + height > image.height ? 'height'
-    : null;
-  if (field === null) return { width, height };
-  const problem = width === 0 || height === 0 ? 'the crop region is empty' : 'the crop region lies outside the image';
-  throw invalidParameter(
-    field,
-    `${problem}; the image is ${image.width}x${image.height} pixels (as displayed, after EXIF orientation), so x + width must be at most ${image.width} and y + height at most ${image.height}`,
-  );
 }

@@ -2,17 +2,23 @@ import { FORMATS, type ImageFile } from './formats/index';
 import { largestFitting, MB, peakBytes, pixelsOf, type MemoryPlan } from './memory-plan';
 import type { Colour, Region } from './operations';
 import { ATTENTION_SIDE } from './smart-crop';
+import { sizeAfter, type StagePlan } from './steps/index';
+import { blurBytes } from './stages/blur';
+import { displayedSize } from './stages/orient';
 import { orientedFrameChannels } from './stages/oriented-frame';
 import { resizeScratchBytes, resizeScratchBytesEither } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
+import { sharpenBytes } from './stages/sharpen';
 import type { Dimensions, ImageFormat } from './types';
 
 /**
  * Everything a run will do, decided from the header before any decode (as sharp records its
- * options first and one pipeline then runs them in a fixed order): decode (shrink-on-load or the
- * stored region of a crop) -> colour -> flatten -> resize -> cut (cover) -> pad (contain) ->
- * orientation -> encode. A smart crop scores the resized picture, held whole when it is small
- * (holdsResizedPicture), otherwise a second, reduced decode (smart-crop-pass.ts).
+ * options first and one pipeline then runs them): decode (shrink-on-load for a first resize, or the
+ * stored region of the leading crops) -> colour -> flatten -> the steps' stages in order (crop,
+ * resize with cover's cut and contain's pad, blur, sharpen, grayscale) -> orientation (the EXIF
+ * one turned by the rotate and flip steps) -> encode. A smart crop scores the resized picture, held
+ * whole when it is small or follows other stages (holdsResizedPicture), otherwise a second, reduced
+ * decode (smart-crop-pass.ts).
  */
 export interface ProcessingPlan {
   /** The input with its header (formats/format.ts). */
@@ -21,6 +27,7 @@ export interface ProcessingPlan {
   inputBytes: number;
   /** Size as stored (before orientation). */
   stored: Dimensions;
+  /** How the result shows the stored pixels: the EXIF orientation turned by the rotate and flip steps. */
   orientation: number;
   decode: DecodeOptions;
   /** Size the decoder hands out: the stored region, or the stored size divided by the shrink. */
@@ -32,14 +39,11 @@ export interface ProcessingPlan {
   flatten: boolean;
   /** Flattening colour (alpha ignored there) and contain's padding. */
   background: Colour;
-  /** Resize target in stored orientation (width and height swapped for orientations 5-8). */
-  resize: Dimensions | null;
-  /** cover: the part of the resized picture kept, in stored orientation; set by the first pass for a smart crop. */
-  cut: Region | null;
-  /** contain: the box (stored orientation) and where the resized picture sits in it. */
-  pad: { box: Dimensions; at: Region } | null;
-  /** cover with entropy or attention: a first pass over a reduced decode picks `cut` (smart-crop.ts). */
-  smart: { strategy: 'entropy' | 'attention'; box: Dimensions } | null;
+  /**
+   * The steps between decoding and orientation, in stored orientation (steps/index.ts); a smart
+   * resize's cut is set once it is chosen.
+   */
+  stages: StagePlan[];
   /** The encoder writes rows where a viewer sees them itself (WebP), so no oriented frame is built. */
   orientInEncoder: boolean;
   /** The oriented frame holds this many rows of the result at a time, each strip decoded on its own (withOrientStrips). */
@@ -76,8 +80,8 @@ export function shrinkOnLoad(factors: readonly number[], from: Dimensions, to: D
 
 /** What the plan's steps hold, for the memory guard (memory-plan.ts). */
 export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
-  const { decoded, resize, output, alpha, grey } = plan;
-  const carriesAlpha = alpha && !plan.flatten;
+  const { decoded, output, grey } = plan;
+  const carriesAlpha = plan.alpha && !plan.flatten;
   const decoder = plan.file.decodeCost({ inputBytes: plan.inputBytes, stored: plan.stored, decode: plan.decode, decoded });
   const format = FORMATS[plan.outputFormat];
   const facts = encodeFacts(plan);
@@ -87,30 +91,50 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     cost.finishing === undefined
       ? { streaming: cost.streaming + resultHeld }
       : { streaming: cost.streaming, finishing: cost.finishing + resultHeld };
-  const beforeOrientation = resize ?? decoded;
   let stages = 0;
-  if (plan.decode.region) stages += band(decoded.width);
-  const columns = plan.cut && { x: plan.cut.x, width: plan.cut.width };
-  if (resize) stages += resizeScratchBytes(decoded, resize, !carriesAlpha, columns) + band(resize.width);
-  if (plan.cut) stages += band(plan.cut.width);
-  if (plan.pad) stages += band(plan.pad.box.width);
-  if (plan.smart?.strategy === 'entropy') stages += entropyPassBytes(decoded, resize ?? decoded);
   let frame = 0;
-  if (holdsResizedPicture(plan)) {
-    // Complete before the cut is known: the encoder starts once it is scored (a frame splits the run).
-    frame += 4 * pixelsOf(resize ?? decoded);
-    if (plan.smart?.strategy === 'attention') stages += attentionCopyBytes(resize ?? decoded);
-  }
+  // Stages after a held picture run once it is complete, beside the encoder.
+  let afterFrame = 0;
+  let held = false;
+  if (plan.decode.region) stages += band(decoded.width);
+  let size = decoded;
+  let alpha = plan.file.header.alpha && !plan.flatten;
+  plan.stages.forEach((stage, index) => {
+    let bytes = 0;
+    if (stage.kind === 'crop') bytes = band(stage.region.width);
+    if (stage.kind === 'blur') bytes = blurBytes(size, stage.sigma, alpha);
+    if (stage.kind === 'sharpen') bytes = sharpenBytes(size, stage.sigma);
+    if (stage.kind === 'resize') {
+      const { to, cut, pad, smart } = stage;
+      if (to.width !== size.width || to.height !== size.height) bytes += resizeScratchBytes(size, to, !alpha, cut && { x: cut.x, width: cut.width }) + band(to.width);
+      if (cut) bytes += band(cut.width);
+      if (pad) bytes += band(pad.box.width);
+      if (smart?.strategy === 'entropy') bytes += entropyPassBytes(size, to);
+      if (holdsPicture(plan, index)) {
+        // Complete before the cut is known: what follows starts once it is scored (a frame splits the run).
+        frame += 4 * pixelsOf(to);
+        if (smart!.strategy === 'attention') bytes += attentionCopyBytes(to);
+        held = true;
+        stages += bytes;
+        size = sizeAfter(stage, size);
+        return;
+      }
+      alpha ||= pad?.transparent ?? false;
+    }
+    stages += bytes;
+    if (held) afterFrame += bytes;
+    size = sizeAfter(stage, size);
+  });
   const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
   const strips = reordersRows && plan.orientStripRows !== undefined;
   if (reordersRows) {
-    const framePixels = strips ? plan.orientStripRows! * output.width : pixelsOf(beforeOrientation);
+    const framePixels = strips ? plan.orientStripRows! * output.width : pixelsOf(size);
     frame += orientedFrameChannels({ alpha: carriesAlpha, grey }) * framePixels;
     stages += band(output.width);
     // A strip's stored region is decoded as a crop is (its band is at most the stored width).
     if (strips) stages += band(plan.stored.width);
   }
-  return { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, encoder };
+  return { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder };
 }
 
 /**
@@ -129,7 +153,7 @@ const ORIENT_STRIP_MIN_ROWS = 256;
  */
 function withOrientStrips(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
   const reordersRows = plan.orientation >= 3 && !plan.orientInEncoder;
-  const whole = !plan.resize && !plan.cut && !plan.pad && !plan.smart && !plan.decode.region;
+  const whole = plan.stages.length === 0 && !plan.decode.region;
   if (!reordersRows || !whole || plan.file.format.name !== 'jpg') return plan;
   // The decoder's mode is chosen after this (chooseDecoderLowMemory): a progressive file's packed
   // coefficients count here at the least fitDecoderToBudget allows them, half their worst case.
@@ -157,11 +181,14 @@ export const SMART_CROP_MAX_PIXELS = 512 * 512;
 
 /**
  * A smart crop of a small resized picture (a thumbnail's cover size) holds it whole: one decode
- * fills it, it is scored, and the cut is read from it. A larger one is scored on a second, reduced
- * decode instead, so that no run holds a large picture.
+ * fills it, it is scored, and the cut is read from it. A larger one first in the chain is scored on
+ * a second, reduced decode instead, so that no run holds a large picture; after other stages (a
+ * blur, a resize) that pass would have to run them all again, so the picture is held whatever its
+ * size (and the memory plan counts it).
  */
-export function holdsResizedPicture(plan: ProcessingPlan): boolean {
-  return plan.smart !== null && pixelsOf(plan.resize ?? plan.decoded) <= SMART_CROP_MAX_PIXELS;
+export function holdsPicture(plan: ProcessingPlan, index: number): boolean {
+  const stage = plan.stages[index];
+  return stage.kind === 'resize' && stage.smart !== null && (index > 0 || pixelsOf(stage.to) <= SMART_CROP_MAX_PIXELS);
 }
 
 /** Attention's copy of the held picture at ATTENTION_SIDE (smart-crop.ts), upright, and the resize to it. */
@@ -363,30 +390,81 @@ const scale = ({ width, height }: Dimensions, factor: number): Dimensions => ({
   height: Math.max(1, Math.round(height * factor)),
 });
 
-/** The same request with a result of about `pixels` pixels (what a resize to that size would plan). */
+/**
+ * The same request with a result of about `pixels` pixels: its last resize (or, without one, a
+ * resize after the leading crops, as a request for that size would plan it) and everything after
+ * it scaled alike.
+ */
 export function withOutputPixels(plan: ProcessingPlan, pixels: number): ProcessingPlan {
   const factor = Math.sqrt(pixels / pixelsOf(plan.output));
-  const output = scale(plan.output, factor);
-  const transposed = plan.orientation >= 5;
-  const target = transposed ? { width: output.height, height: output.width } : output;
-  const from = plan.decode.region ?? plan.stored;
-  const shrink = plan.decode.region ? 1 : shrinkOnLoad(plan.file.format.shrinkFactors, plan.stored, target);
-  const decoded = plan.decode.region ? plan.decoded : shrunkSize(from, shrink);
-  const resize = decoded.width === target.width && decoded.height === target.height ? null : target;
-  return { ...plan, output, resize, decoded, decode: { ...plan.decode, shrink } };
+  let stages = plan.stages;
+  let from = stages.findLastIndex((stage) => stage.kind === 'resize');
+  if (from < 0) {
+    const whole = plan.decode.region ?? plan.stored;
+    stages = [{ kind: 'resize', to: { width: whole.width, height: whole.height }, cut: null, pad: null, smart: null }, ...stages];
+    from = 0;
+  }
+  stages = stages.map((stage, index) => (index < from ? stage : scaledStage(stage, factor)));
+  const first = stages[0];
+  if (from > 0 || plan.decode.region || first.kind !== 'resize') return withStages(plan, stages);
+  // The first resize's new size may take another shrink-on-load.
+  const shrink = shrinkOnLoad(plan.file.format.shrinkFactors, plan.stored, first.to);
+  return withStages({ ...plan, decode: { ...plan.decode, shrink }, decoded: shrunkSize(plan.stored, shrink) }, stages);
 }
 
-/** The same request on an input of about `pixels` pixels (file size, regions and results scaled alike). */
+/**
+ * The same request on an input of about `pixels` pixels (file size, regions and results scaled
+ * alike): a resize asks for its size, so from the first one on nothing changes.
+ */
 export function withInputPixels(plan: ProcessingPlan, pixels: number): ProcessingPlan {
   const factor = Math.sqrt(pixels / pixelsOf(plan.stored));
   const stored = scale(plan.stored, factor);
   const region: Region | null = plan.decode.region && { x: 0, y: 0, ...scale(plan.decode.region, factor) };
   const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, plan.decode.shrink);
   const scaled = { ...plan, stored, decoded, decode: { ...plan.decode, region }, inputBytes: Math.round(plan.inputBytes * factor * factor) };
-  // A resize asks for its size; other results follow the input.
-  if (plan.resize) return scaled;
-  const output = plan.orientation >= 5 ? { width: decoded.height, height: decoded.width } : decoded;
-  return { ...scaled, output };
+  const resize = plan.stages.findIndex((stage) => stage.kind === 'resize');
+  return withStages(scaled, plan.stages.map((stage, index) => (resize >= 0 && index >= resize ? stage : scaledStage(stage, factor))));
+}
+
+const scaleRegion = (region: Region, factor: number): Region => ({ x: Math.round(region.x * factor), y: Math.round(region.y * factor), ...scale(region, factor) });
+
+/** A stage's sizes and regions scaled by `factor` (withStages keeps them inside the picture). */
+function scaledStage(stage: StagePlan, factor: number): StagePlan {
+  if (stage.kind === 'crop') return { kind: 'crop', region: scaleRegion(stage.region, factor) };
+  if (stage.kind !== 'resize') return stage;
+  const { to, cut, pad, smart } = stage;
+  return {
+    kind: 'resize',
+    to: scale(to, factor),
+    cut: cut && scaleRegion(cut, factor),
+    pad: pad && { ...pad, box: scale(pad.box, factor), at: scaleRegion(pad.at, factor) },
+    smart: smart && { ...smart, box: scale(smart.box, factor) },
+  };
+}
+
+/** A region moved and shrunk as little as it takes to lie inside `size`. */
+function inside(region: Region, size: Dimensions): Region {
+  const width = Math.min(region.width, size.width);
+  const height = Math.min(region.height, size.height);
+  return { x: Math.min(region.x, size.width - width), y: Math.min(region.y, size.height - height), width, height };
+}
+
+/** `plan` with `stages`, their regions kept inside the picture as it stands, and the output they give. */
+function withStages(plan: ProcessingPlan, stages: StagePlan[]): ProcessingPlan {
+  let size = plan.decoded;
+  const fitted = stages.map((stage): StagePlan => {
+    let fitting = stage;
+    if (stage.kind === 'crop') fitting = { kind: 'crop', region: inside(stage.region, size) };
+    if (stage.kind === 'resize') {
+      const cut = stage.cut && inside(stage.cut, stage.to);
+      const box = stage.pad ? { width: Math.max(stage.pad.box.width, stage.to.width), height: Math.max(stage.pad.box.height, stage.to.height) } : null;
+      const pad = stage.pad && { ...stage.pad, box: box!, at: inside({ ...stage.pad.at, width: stage.to.width, height: stage.to.height }, box!) };
+      fitting = { ...stage, cut, pad };
+    }
+    size = sizeAfter(fitting, size);
+    return fitting;
+  });
+  return { ...plan, stages: fitted, output: displayedSize(size, plan.orientation) };
 }
 
 export { MB };

@@ -9,19 +9,19 @@ import { flattenOnto, flattenRows } from './stages/flatten';
 import { applyOrientation, storedRegion } from './stages/orient';
 import { resize, resizeRows } from './stages/resize';
 import type { RowSource } from './stages/rows';
+import type { SmartPlan } from './steps/index';
 import type { Dimensions, RgbaImage } from './types';
 
 /** Premultiplying before scoring, as libvips does, puts transparent pixels on black. */
 const BLACK = { r: 0, g: 0, b: 0, a: 255 };
 
 /**
- * The cut of a smart crop whose resized picture is held whole (plan.ts holdsResizedPicture): it is
- * scored itself, as libvips' smartcrop scores the resized picture. Returns the cut in stored
- * orientation.
+ * The cut of a smart crop whose resized picture is held whole (plan.ts holdsPicture): it is scored
+ * itself, as libvips' smartcrop scores the resized picture. Returns the cut in stored orientation.
  */
-export function smartCutOf(plan: ProcessingPlan, picture: RgbaImage, meter: MemoryMeter): Promise<Region> {
+export function smartCutOf(smart: SmartPlan, plan: ProcessingPlan, picture: RgbaImage, meter: MemoryMeter): Promise<Region> {
   const carriesAlpha = plan.alpha && !plan.flatten;
-  return smartCut(plan, meter, async (size) => {
+  return smartCut(smart, picture, meter, async (size) => {
     const copy = resize(picture, size.width, size.height);
     if (carriesAlpha) flattenOnto(new Uint8Array(copy.data.buffer, copy.data.byteOffset, copy.data.length), BLACK);
     return copy;
@@ -34,15 +34,13 @@ export function smartCutOf(plan: ProcessingPlan, picture: RgbaImage, meter: Memo
  * scored. Attention collects only its 32x32 reduction; entropy the resized picture reduced to
  * SMART_CROP_MAX_PIXELS. Returns the cut for the second pass, in stored orientation.
  */
-export function findSmartCut(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter): Promise<Region> {
-  return smartCut(plan, meter, (size) => reducedPicture(plan, profile, meter, size));
+export function findSmartCut(smart: SmartPlan, resized: Dimensions, plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter): Promise<Region> {
+  return smartCut(smart, resized, meter, (size) => reducedPicture(plan, profile, meter, size));
 }
 
 /** Scores `picture(size)` (the resized picture at `size`, stored orientation) turned upright, as libvips' smartcrop. */
-async function smartCut(plan: ProcessingPlan, meter: MemoryMeter, picture: (size: Dimensions) => Promise<RgbaImage>): Promise<Region> {
-  const { smart, orientation } = plan;
-  if (!smart) throw new Error('smartCut: the plan has no smart crop');
-  const resized = plan.resize ?? plan.decoded;
+async function smartCut(smart: SmartPlan, resized: Dimensions, meter: MemoryMeter, picture: (size: Dimensions) => Promise<RgbaImage>): Promise<Region> {
+  const { orientation } = smart;
   const displayed = orientation >= 5 ? { width: resized.height, height: resized.width } : resized;
   const { box } = smart;
   const upright = async (size: Dimensions) => {
@@ -66,11 +64,13 @@ async function smartCut(plan: ProcessingPlan, meter: MemoryMeter, picture: (size
   return storedRegion(region, orientation, resized);
 }
 
+/** The picture the first stage resizes (the file, or the stored region of the leading crops), decoded again at `size`. */
 async function reducedPicture(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, size: Dimensions): Promise<RgbaImage> {
   const { file, stored } = plan;
-  const shrink = shrinkOnLoad(file.format.shrinkFactors, stored, size);
-  const decoded = shrunkSize(stored, shrink);
-  let source = working(await decode(file, { shrink, region: null, lowMemory: plan.decode.lowMemory }, decoded), file.format.work.decode * shrink * shrink);
+  const { region } = plan.decode;
+  const shrink = region ? 1 : shrinkOnLoad(file.format.shrinkFactors, stored, size);
+  const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink);
+  let source = working(await decode(file, { shrink, region, lowMemory: plan.decode.lowMemory }, decoded), file.format.work.decode * shrink * shrink);
   source = toSrgbRows(source, profile);
   source = flattenRows(source, plan.flatten ? plan.background : BLACK);
   if (decoded.width !== size.width || decoded.height !== size.height) source = resizeRows(source, size.width, size.height);

@@ -2,8 +2,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { IDEMPOTENCY_HEADER } from '../middleware/idempotency';
 import { registerResponseHeaders } from './responses';
+import { StepsSchema } from './step-schemas';
 
-const DESCRIPTION = `Convert, crop, resize and strip metadata from JPEG, PNG, WebP and AVIF images. Every processing call answers with JSON holding a download link.
+const DESCRIPTION = `Convert, crop, resize and strip metadata from JPEG, PNG, WebP and AVIF images, or chain crop, resize, rotate, flip, blur, sharpen and grayscale in one call (\`POST /api/v1/transform\`). Every processing call answers with JSON holding a download link and spends one conversion.
 
 - **Authentication**: \`Authorization: Bearer <API_KEY>\` on every \`/api/v1\` call; keys are made on the account page. Download links need no key.
 - **Errors**: \`{ "success": false, "error": { "code", "message", "request_id" } }\` with the status of the code (each response below lists its codes with an example).
@@ -28,6 +29,8 @@ export function registerOpenApiDocument(app: OpenAPIHono<AppEnv>) {
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
   });
   registerResponseHeaders(app);
+  // The steps of POST /transform, one schema per op: its `steps` field (JSON text) points here.
+  app.openAPIRegistry.register('Steps', StepsSchema);
   app.doc31('/api/v1/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: { title: 'Edge image API', version: '1.0.0', description: DESCRIPTION },
@@ -35,7 +38,7 @@ export function registerOpenApiDocument(app: OpenAPIHono<AppEnv>) {
     servers: [{ url: new URL(c.req.url).origin, description: 'This service' }],
     tags: [
       { name: 'Account', description: 'Your plan, quota and limits.' },
-      { name: 'Processing', description: 'The four operations: upload an image, get a download link.' },
+      { name: 'Processing', description: 'Upload an image, get a download link: the four operations, and transform, which chains steps in one call.' },
       { name: 'Downloads', description: 'Result files, by their link.' },
     ],
   }));

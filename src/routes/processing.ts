@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { endTime, setMetric, startTime } from 'hono/timing';
 import type { AppEnv } from '../env';
-import type { Operation } from '../image/operations';
+import type { OperationKind, Transform } from '../image/operations';
 import { processImageInto } from '../image/pipeline';
 import type { ResultTarget } from '../image/result-sink';
 import { admissionFor } from '../admission';
@@ -25,9 +25,13 @@ import { downloadPath, type StoredResult } from '../storage/results';
 import { saveForWaitingClient } from './delivery';
 import { headerRefs, processingFailures, QUOTA_HEADERS } from './responses';
 import { ConvertForm, CropForm, RemoveMetadataForm, ResizeForm, ResultSchema, success } from './schemas';
+import { TransformForm } from './step-schemas';
+
+/** A call's steps and output, with the name of the operation that made them (the result's record). */
+type Operation = Transform & { kind: OperationKind };
 
 /**
- * The same four operations are reached through two doors with the same quota, rates and
+ * The same operations are reached through two doors with the same quota, rates and
  * errors: the public API (API key) and the web converter (session cookie + CSRF token).
  */
 interface Door {
@@ -47,9 +51,10 @@ const OPERATIONS = {
   crop: { operationId: 'cropImage', summary: 'Cut a rectangle out of an image' },
   resize: { operationId: 'resizeImage', summary: 'Resize an image (Lanczos-3)' },
   'remove-metadata': { operationId: 'removeMetadata', summary: 'Strip EXIF, XMP, ICC and text metadata' },
+  transform: { operationId: 'transformImage', summary: 'Crop, resize, rotate, flip, blur, sharpen and grey in one call' },
 } as const;
 
-const DESCRIPTION = `Answers 200 with the Result object: the produced file's facts and a download link, valid until \`expires_at\`.
+const DESCRIPTION = `Answers 200 with the Result object: the produced file's facts and a download link, valid until \`expires_at\`. One call spends one conversion of the daily quota.
 
 Send an \`Idempotency-Key\` to make retries safe: a repeat of the same request with the same key gets the same result again (no second conversion, no quota).`;
 
@@ -197,24 +202,31 @@ function keepInThisLocation(c: Context<AppEnv>, downloadUrl: string, saved: Stor
 
 export function registerProcessing(app: OpenAPIHono<AppEnv>) {
   for (const door of ['api', 'web'] as const) {
+    // Each operation is a list of steps over the one pipeline: convert has none, the others one each.
     app.openapi(processingRoute(door, 'convert', ConvertForm), (c) => {
       const { format, quality, background } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'convert', format, quality, background });
+      return respondWithResult(c, { kind: 'convert', steps: [], format, quality, background });
     });
 
     app.openapi(processingRoute(door, 'crop', CropForm), (c) => {
       const { x, y, width, height, format, quality, background } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'crop', region: { x, y, width, height }, format, quality, background });
+      return respondWithResult(c, { kind: 'crop', steps: [{ op: 'crop', x, y, width, height }], fieldNames: 'form', format, quality, background });
     });
 
     app.openapi(processingRoute(door, 'resize', ResizeForm), (c) => {
       const { width, height, keep_aspect_ratio, fit, position, background, format, quality } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'resize', width, height, keepAspectRatio: keep_aspect_ratio ?? true, fit, position, background, format, quality });
+      const steps = [{ op: 'resize' as const, width, height, keepAspectRatio: keep_aspect_ratio, fit, position }];
+      return respondWithResult(c, { kind: 'resize', steps, fieldNames: 'form', background, format, quality });
     });
 
     app.openapi(processingRoute(door, 'remove-metadata', RemoveMetadataForm), (c) => {
       const { format, quality, background } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'remove-metadata', format, quality, background });
+      return respondWithResult(c, { kind: 'remove-metadata', steps: [{ op: 'remove-metadata' }], format, quality, background });
+    });
+
+    app.openapi(processingRoute(door, 'transform', TransformForm), (c) => {
+      const { steps, format, quality, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'transform', steps, format, quality, background });
     });
   }
 }

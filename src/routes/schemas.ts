@@ -9,7 +9,7 @@ import { DEFAULT_QUALITY, GRAVITIES, type Colour, type Gravity, type Position } 
  * The OpenAPI side documents each field as a client sends it, with the default, range and an
  * example, so that Swagger UI's "Try it out" starts from a call that works.
  */
-const requiredOr = (problem: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : problem);
+export const requiredOr = (problem: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : problem);
 
 interface FieldDocs {
   description: string;
@@ -53,7 +53,7 @@ const formatField = z
  * says the same. Documented with the empty value first, so that Swagger UI's "Try it out" (which
  * fills in an enum's first value) keeps the format rather than re-encoding to WebP.
  */
-const optionalFormat = z
+export const optionalFormat = z
   .string()
   .transform((value) => value.toLowerCase())
   .refine((value) => value === '' || isFormatName(value), `${FORMAT_PROBLEM}, or empty for the input's format`)
@@ -66,13 +66,13 @@ const optionalFormat = z
     description: "Output format; left out or empty (the default), the input's format.",
   });
 
-const fileField = z
+export const fileField = z
   .custom<File>((value) => value instanceof File, {
     error: requiredOr('must be a file upload (multipart/form-data), given once'),
   })
   .openapi({ type: 'string', format: 'binary', description: 'The image: JPEG, PNG, WebP or AVIF (recognised by its content, not its name).' });
 
-const quality = integerField(1, 100, {
+export const quality = integerField(1, 100, {
   description: 'Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.',
   default: DEFAULT_QUALITY,
   example: DEFAULT_QUALITY,
@@ -81,7 +81,7 @@ const quality = integerField(1, 100, {
   .transform((value) => value ?? DEFAULT_QUALITY);
 
 const BACKGROUND_PROBLEM = 'must be a hex colour #rrggbb or #rrggbbaa (for example #ffffff or #00000000)';
-const background = z
+export const background = z
   .string()
   .regex(/^#([0-9a-f]{6}|[0-9a-f]{8})$/i, BACKGROUND_PROBLEM)
   .transform((value): Colour => {
@@ -114,11 +114,11 @@ export const CropForm = z
   })
   .openapi('CropForm');
 
-const FITS = ['inside', 'cover', 'contain', 'fill', 'outside'] as const;
+export const FITS = ['inside', 'cover', 'contain', 'fill', 'outside'] as const;
 const FIT_PROBLEM = `must be one of ${FITS.join(', ')}`;
 /** Empty means left out, listed first so that Swagger UI's "Try it out" leaves keep_aspect_ratio in charge (as with format). */
-const fit = z
-  .string()
+export const fit = z
+  .string({ error: FIT_PROBLEM })
   .transform((value) => value.toLowerCase())
   .refine((value) => value === '' || (FITS as readonly string[]).includes(value), `${FIT_PROBLEM}, or empty`)
   .transform((value) => (value === '' ? undefined : (value as (typeof FITS)[number])))
@@ -136,7 +136,7 @@ const POSITION_PROBLEM = `must be one of ${POSITION_WORDS.join(', ')}, or a foca
 const FRACTION = String.raw`(0(\.\d+)?|1(\.0+)?)`;
 const FOCAL_POINT = new RegExp(`^${FRACTION},${FRACTION}$`);
 
-function toPosition(value: string): Position | null {
+export function toPosition(value: string): Position | null {
   const word = value.toLowerCase() === 'centre' ? 'center' : value.toLowerCase();
   if ((GRAVITIES as readonly string[]).includes(word)) return { kind: 'gravity', gravity: word as Gravity };
   if (word === 'entropy' || word === 'attention') return { kind: 'smart', strategy: word };
@@ -145,8 +145,8 @@ function toPosition(value: string): Position | null {
   return { kind: 'focal', x, y };
 }
 
-const position = z
-  .string()
+export const position = z
+  .string({ error: POSITION_PROBLEM })
   .transform((value, context) => {
     if (value.trim() === '') return undefined;
     const parsed = toPosition(value.trim());
@@ -171,7 +171,7 @@ interface ResizeChoices {
 }
 
 /** Combinations the fields cannot mean together, with the field a client should change. */
-function resizeProblem(form: ResizeChoices): { field: string; message: string } | null {
+export function resizeProblem(form: ResizeChoices): { field: string; message: string } | null {
   const { fit, position, keep_aspect_ratio: keep } = form;
   if ((fit === 'cover' || fit === 'contain') && (form.width === undefined || form.height === undefined)) {
     return { field: form.height === undefined ? 'height' : 'width', message: `fit=${fit} needs both width and height` };

@@ -29,7 +29,7 @@ export interface paths {
         put?: never;
         /**
          * Convert an image to another format
-         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`.
+         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`. One call spends one conversion of the daily quota.
          *
          *     Send an `Idempotency-Key` to make retries safe: a repeat of the same request with the same key gets the same result again (no second conversion, no quota).
          */
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Cut a rectangle out of an image
-         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`.
+         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`. One call spends one conversion of the daily quota.
          *
          *     Send an `Idempotency-Key` to make retries safe: a repeat of the same request with the same key gets the same result again (no second conversion, no quota).
          */
@@ -73,7 +73,7 @@ export interface paths {
         put?: never;
         /**
          * Resize an image (Lanczos-3)
-         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`.
+         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`. One call spends one conversion of the daily quota.
          *
          *     Send an `Idempotency-Key` to make retries safe: a repeat of the same request with the same key gets the same result again (no second conversion, no quota).
          */
@@ -95,11 +95,33 @@ export interface paths {
         put?: never;
         /**
          * Strip EXIF, XMP, ICC and text metadata
-         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`.
+         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`. One call spends one conversion of the daily quota.
          *
          *     Send an `Idempotency-Key` to make retries safe: a repeat of the same request with the same key gets the same result again (no second conversion, no quota).
          */
         post: operations["removeMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Crop, resize, rotate, flip, blur, sharpen and grey in one call
+         * @description Answers 200 with the Result object: the produced file's facts and a download link, valid until `expires_at`. One call spends one conversion of the daily quota.
+         *
+         *     Send an `Idempotency-Key` to make retries safe: a repeat of the same request with the same key gets the same result again (no second conversion, no quota).
+         */
+        post: operations["transformImage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -134,6 +156,152 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description At most 10 steps, run in order.
+         * @example [
+         *       {
+         *         "op": "crop",
+         *         "x": 0,
+         *         "y": 0,
+         *         "width": 80,
+         *         "height": 60
+         *       },
+         *       {
+         *         "op": "resize",
+         *         "width": 40
+         *       },
+         *       {
+         *         "op": "rotate",
+         *         "angle": 90
+         *       }
+         *     ]
+         */
+        Steps: components["schemas"]["Step"][];
+        Step: components["schemas"]["CropStep"] | components["schemas"]["ResizeStep"] | components["schemas"]["RotateStep"] | components["schemas"]["FlipStep"] | components["schemas"]["BlurStep"] | components["schemas"]["SharpenStep"] | components["schemas"]["GrayscaleStep"];
+        /** @description Cut a rectangle out of the picture as it stands at this step (after EXIF orientation and the steps before it). */
+        CropStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "crop";
+            /**
+             * @description Left offset in pixels of the picture as it stands at this step.
+             * @example 0
+             */
+            x: number;
+            /**
+             * @description Top offset in pixels of the picture as it stands at this step.
+             * @example 0
+             */
+            y: number;
+            /**
+             * @description Width in pixels; the region must lie inside the picture and not be empty.
+             * @example 100
+             */
+            width: number;
+            /**
+             * @description Height in pixels; the region must lie inside the picture and not be empty.
+             * @example 100
+             */
+            height: number;
+        };
+        /** @description Resize as POST /resize does (Lanczos-3; fit and position as sharp places them), the side that follows the aspect ratio exact to the nearest pixel. */
+        ResizeStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "resize";
+            /**
+             * @description Target width in pixels. Give width, height or both.
+             * @example 800
+             */
+            width?: number;
+            /**
+             * @description Target height in pixels. Give width, height or both.
+             * @example 600
+             */
+            height?: number;
+            /**
+             * @description With both sides and no fit: true fits inside the box keeping the aspect ratio, false stretches.
+             * @default true
+             */
+            keep_aspect_ratio?: boolean;
+            /**
+             * @description How the picture fills the width x height box: inside (fit inside, aspect kept), cover (fill the box, cut the overflow by position), contain (fit inside, pad to the box with background), fill (stretch), outside (cover without cutting). Left out or empty: keep_aspect_ratio decides (true: inside, false: fill). cover and contain need both width and height.
+             * @default
+             * @enum {string}
+             */
+            fit?: "" | "inside" | "cover" | "contain" | "fill" | "outside";
+            /**
+             * @description Left out or empty: center. Which part cover keeps: center, a side (north, northeast, east, southeast, south, southwest, west, northwest), entropy or attention (libvips smartcrop: the busiest part, or the most interesting spot: skin, saturated colour, edges), or a focal point x,y in fractions of the picture (0,0 top left, 1,1 bottom right), kept as near the middle of the box as the box allows. For contain: where the picture sits in the box (center or a side).
+             * @default
+             */
+            position?: string;
+        };
+        /** @description Turn the picture clockwise by a right angle. */
+        RotateStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "rotate";
+            /**
+             * @description Degrees clockwise.
+             * @example 90
+             * @enum {integer}
+             */
+            angle: 90 | 180 | 270;
+        };
+        /** @description Mirror the picture. */
+        FlipStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "flip";
+            /**
+             * @description horizontal mirrors left and right (sharp's flop), vertical turns upside down (sharp's flip).
+             * @example horizontal
+             * @enum {string}
+             */
+            axis: "horizontal" | "vertical";
+        };
+        /** @description Gaussian blur, as sharp's blur(sigma). */
+        BlurStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "blur";
+            /**
+             * @description Standard deviation of the Gaussian in pixels, as sharp's blur(sigma).
+             * @example 2
+             */
+            sigma: number;
+        };
+        /** @description Unsharp mask on the lightness (L* of CIELAB), as sharp's sharpen({ sigma }) with its other defaults: colours keep their hue and chroma. */
+        SharpenStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "sharpen";
+            /**
+             * @description Standard deviation in pixels of the Gaussian the unsharp mask compares with, as sharp's sharpen({ sigma }).
+             * @example 1
+             */
+            sigma: number;
+        };
+        /** @description The luminance of each pixel, as sharp's greyscale(). */
+        GrayscaleStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "grayscale";
+        };
         /**
          * @example {
          *       "user": {
@@ -426,6 +594,36 @@ export interface components {
              * @description The image: JPEG, PNG, WebP or AVIF (recognised by its content, not its name).
              */
             file: Blob;
+            /**
+             * @description Output format; left out or empty (the default), the input's format.
+             * @default
+             * @enum {string}
+             */
+            format?: "" | "webp" | "avif" | "jpg" | "png";
+            /**
+             * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
+             * @default 80
+             * @example 80
+             */
+            quality?: number;
+            /**
+             * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
+             * @default #ffffff
+             * @example #ffffff
+             */
+            background?: string;
+        };
+        TransformForm: {
+            /**
+             * Format: binary
+             * @description The image: JPEG, PNG, WebP or AVIF (recognised by its content, not its name).
+             */
+            file: Blob;
+            /**
+             * @description JSON text: an array of at most 10 steps, run in order, each on the picture as it stands after the ones before it. Its schema is `Steps` (under Schemas), one schema per op: `CropStep` {"op":"crop","x","y","width","height"}, `ResizeStep` {"op":"resize","width","height","keep_aspect_ratio","fit","position"}, `RotateStep` {"op":"rotate","angle":90|180|270}, `FlipStep` {"op":"flip","axis":"horizontal"|"vertical"}, `BlurStep` {"op":"blur","sigma":0.3-1000}, `SharpenStep` {"op":"sharpen","sigma":0.5-10}, `GrayscaleStep` {"op":"grayscale"}. A bad step is INVALID_PARAMETERS naming its index and field, e.g. "steps[2].sigma".
+             * @example [{"op":"crop","x":0,"y":0,"width":80,"height":60},{"op":"resize","width":40},{"op":"rotate","angle":90}]
+             */
+            steps: string;
             /**
              * @description Output format; left out or empty (the default), the input's format.
              * @default
@@ -943,6 +1141,123 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": components["schemas"]["RemoveMetadataForm"];
+            };
+        };
+        responses: {
+            /** @description The result, stored and ready to download. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Result"];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedFailure"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: this path with any other method (the Allow header lists the right one). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedFailure"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a call with the same Idempotency-Key is still running; retry after Retry-After to get its result. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictFailure"];
+                };
+            };
+            /** @description INVALID_PARAMETERS (the message names the field), UNSUPPORTED_FORMAT (not JPEG/PNG/WebP/AVIF by its bytes, or damaged), FILE_TOO_LARGE (file size, pixel count or memory), IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnprocessableFailure"];
+                };
+            };
+            /** @description DAILY_LIMIT_REACHED (Retry-After: seconds to 00:00 UTC) or RATE_LIMIT_EXCEEDED (requests per second or concurrent operations). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequestsFailure"];
+                };
+            };
+            /** @description CONVERSION_FAILED: the image could not be processed, or another unexpected failure (never a stack trace). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerFailure"];
+                };
+            };
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusyFailure"];
+                };
+            };
+        };
+    };
+    transformImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a repeat of the same request (operation, fields, file) with the same key gets the stored result again, with `Idempotent-Replayed: true`, for as long as the result is kept. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running is 409 IDEMPOTENCY_KEY_IN_USE. A failed call keeps nothing. Use a new UUID per request. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["TransformForm"];
             };
         };
         responses: {

@@ -8,6 +8,7 @@ import createClient from 'openapi-fetch';
 import type { components, paths } from './api-types.ts';
 
 type Result = components['schemas']['Result'];
+type Step = components['schemas']['Step'];
 type FormValue = Blob | string | number | boolean | undefined;
 
 /** The processing calls take multipart/form-data: the file and the fields, leaving out what is not given. */
@@ -63,6 +64,15 @@ export async function thumbnail(api: ImageApi, file: File, side: number) {
     body: { file, width: side, height: side, fit: 'cover', position: 'attention', background: '#ffffff', format: 'webp' },
     bodySerializer: formData,
   });
+  return error ? { ok: false as const, ...failure(error, response.status) } : { ok: true as const, result: data.data };
+}
+
+/**
+ * Several steps in one call: the document types each step (one schema per op); the form carries
+ * them as JSON text.
+ */
+export async function transform(api: ImageApi, file: File, steps: Step[], format?: Result['format']) {
+  const { data, error, response } = await api.POST('/api/v1/transform', { body: { file, steps: JSON.stringify(steps), format }, bodySerializer: formData });
   return error ? { ok: false as const, ...failure(error, response.status) } : { ok: true as const, result: data.data };
 }
 

@@ -147,10 +147,10 @@ export async function createKeyInPage(page: Page, name: string): Promise<string>
   return key;
 }
 
-export type Operation = 'convert' | 'crop' | 'resize' | 'remove-metadata';
+export type Operation = 'convert' | 'crop' | 'resize' | 'remove-metadata' | 'transform';
 
 /** The converter's submit button is named after the chosen operation. */
-export const OPERATION_BUTTON: Record<Operation, string> = { convert: 'Convert', crop: 'Crop', resize: 'Resize', 'remove-metadata': 'Remove metadata' };
+export const OPERATION_BUTTON: Record<Operation, string> = { convert: 'Convert', crop: 'Crop', resize: 'Resize', 'remove-metadata': 'Remove metadata', transform: 'Apply steps' };
 export type FileInput = string | { name: string; mimeType: string; buffer: Buffer };
 
 export interface ConvertInPage {

@@ -250,7 +250,7 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     // The form as the contract describes it.
     const operation = page.getByLabel('Operation');
     const options = await operation.locator('option').evaluateAll((list) => list.map((o: any) => [o.value, o.textContent.trim()]));
-    expect(options).toEqual([['convert', 'Convert'], ['crop', 'Crop'], ['resize', 'Resize'], ['remove-metadata', 'Remove metadata']]);
+    expect(options).toEqual([['convert', 'Convert'], ['crop', 'Crop'], ['resize', 'Resize'], ['remove-metadata', 'Remove metadata'], ['transform', 'Several steps']]);
     const formats = await page.getByLabel('Format').locator('option').evaluateAll((list) => list.map((o: any) => [o.value, o.textContent.trim()]));
     expect(formats).toEqual([['', 'Same as input'], ['webp', 'WebP'], ['avif', 'AVIF'], ['jpg', 'JPEG'], ['png', 'PNG']]);
     expect(await page.getByLabel(/^Image/).getAttribute('type')).toBe('file');
@@ -394,6 +394,66 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     const thumbnail = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'resize', format: 'webp', resize: { width: 50, height: 50, fit: 'cover', position: 'attention' } });
     expect(thumbnail.ok, JSON.stringify(thumbnail)).toBe(true);
     if (thumbnail.ok) expect(thumbnail.text).toMatch(/50\s*[×x]\s*50/);
+  });
+
+  it('chains crop, resize, rotate and flip in the page, sent as one request that spends one conversion', async () => {
+    const page = await contextA.newPage();
+    await page.goto(`${url}/convert`);
+    const before = await api(url, '/api/v1/me', keyA, userA.pacer);
+    await page.getByLabel(/^Image/).setInputFiles(SMALL_JPEG);
+    await expect.poll(() => page.locator('#image-facts').innerText()).toContain('100 × 68 pixels');
+    await page.getByLabel('Operation').selectOption('transform');
+    await page.getByLabel('Format').selectOption('webp');
+    const steps = page.locator('#steps > li');
+    const sizes = page.locator('#steps-size');
+    // Without steps the page says so instead of sending anything.
+    await page.getByRole('button', { name: 'Apply steps', exact: true }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Add a step first');
+
+    // A crop starts as the whole picture; each step shows the size it leaves.
+    await page.getByRole('button', { name: 'Add crop' }).click();
+    const crop = steps.nth(0);
+    expect(await Promise.all(['Left', 'Top', 'Width', 'Height'].map((label) => crop.getByLabel(label, { exact: true }).inputValue()))).toEqual(['0', '0', '100', '68']);
+    await crop.getByLabel('Left', { exact: true }).fill('10');
+    await crop.getByLabel('Top', { exact: true }).fill('4');
+    await crop.getByLabel('Width', { exact: true }).fill('80');
+    await crop.getByLabel('Height', { exact: true }).fill('60');
+    await page.getByRole('button', { name: 'Add resize' }).click();
+    await steps.nth(1).getByLabel('Width', { exact: true }).fill('40');
+    await page.getByRole('button', { name: 'Add rotate' }).click();
+    await page.getByRole('button', { name: 'Add flip' }).click();
+    await steps.nth(3).getByLabel('Axis').selectOption('vertical');
+    await page.getByRole('button', { name: 'Add flip' }).click();
+    expect(await steps.count()).toBe(5);
+    await page.getByRole('button', { name: 'Remove step 5 (flip)' }).click();
+    expect(await steps.locator('.step-number').allInnerTexts()).toEqual(['1. Crop', '2. Resize', '3. Rotate', '4. Flip']);
+    expect(await steps.locator('.step-size').allInnerTexts()).toEqual(['→ 80 × 60', '→ 40 × 30', '→ 30 × 40', '→ 30 × 40']);
+    expect(await sizes.innerText()).toBe('The result will be 30 × 40 pixels.');
+
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(new URL(request.url()).pathname);
+    });
+    // What the page hands the request: its steps field (Chromium does not show a file upload's body to the test).
+    await page.evaluate(() => {
+      const page = globalThis as any;
+      const sent: unknown[] = (page.sentSteps = []);
+      const send = page.XMLHttpRequest.prototype.send;
+      page.XMLHttpRequest.prototype.send = function (body: any) {
+        sent.push(body instanceof FormData ? body.get('steps') : null);
+        return send.call(this, body);
+      };
+    });
+    const outcome = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'transform', format: 'webp' });
+    expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+    if (outcome.ok) expect(outcome.text).toMatch(/WEBP, 30\s*[×x]\s*40/);
+    expect(posts).toEqual(['/app/v1/transform']);
+    expect(await page.evaluate(() => (globalThis as any).sentSteps)).toEqual([
+      '[{"op":"crop","x":10,"y":4,"width":80,"height":60},{"op":"resize","width":40,"fit":"inside"},{"op":"rotate","angle":90},{"op":"flip","axis":"vertical"}]',
+    ]);
+    const after = await api(url, '/api/v1/me', keyA, userA.pacer);
+    expect(after.body.data.quota.daily_used).toBe(before.body.data.quota.daily_used + 1);
+    await page.close();
   });
 
   it("shows the API's own messages for an unsupported file, an oversized file and a bad crop, and failures spend no quota", async () => {
@@ -579,7 +639,7 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     expect(await page.title()).toMatch(/^API reference\b/);
     await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 30_000 });
     const operations = await page.locator('.opblock-summary-path').allInnerTexts();
-    for (const path of ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata']) {
+    for (const path of ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/transform']) {
       expect(operations.some((text) => text.includes(path)), path).toBe(true);
     }
     const foreign = requested.filter((address) => !['127.0.0.1', 'localhost'].includes(new URL(address).hostname) && !address.startsWith('data:'));
@@ -611,6 +671,24 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     const body = JSON.parse(await answer.locator('.response-col_description pre').first().innerText());
     // 100x68 fitted into the example's 800x600 box, in the input's format.
     expect(body).toMatchObject({ success: true, data: { width: 800, height: 544, format: 'jpg', filename: 'Canon_40D.jpg' } });
+
+    // Transform's steps start as the documented example (JSON text), which runs as it stands.
+    await page.locator('.opblock-summary').filter({ hasText: '/api/v1/transform' }).first().click();
+    const transform = page.locator('.opblock.is-open').filter({ hasText: '/api/v1/transform' });
+    await transform.getByRole('button', { name: 'Try it out' }).click();
+    const steps = transform.locator('tr[data-property-name="steps"]').locator('input[type=text], textarea').first();
+    expect(JSON.parse(await steps.inputValue())).toEqual([
+      { op: 'crop', x: 0, y: 0, width: 80, height: 60 },
+      { op: 'resize', width: 40 },
+      { op: 'rotate', angle: 90 },
+    ]);
+    await transform.locator('tr[data-property-name="file"] input[type=file]').setInputFiles(SMALL_JPEG);
+    await userA.pacer.turn();
+    await transform.getByRole('button', { name: 'Execute' }).click();
+    const transformed = transform.locator('.live-responses-table .response');
+    await transformed.first().waitFor({ state: 'visible', timeout: 60_000 });
+    expect((await transformed.locator('.response-col_status').first().innerText()).trim()).toBe('200');
+    expect(JSON.parse(await transformed.locator('.response-col_description pre').first().innerText())).toMatchObject({ success: true, data: { width: 30, height: 40, format: 'jpg' } });
   });
 
   /** Per page and viewport: how many CSS pixels wider than the viewport the page is. */

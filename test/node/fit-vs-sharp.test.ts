@@ -10,7 +10,7 @@ import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 
-import { GRAVITIES, type Colour, type Fit, type Operation, type Position } from '../../src/image/operations';
+import { GRAVITIES, type Colour, type Fit, type Transform, type Position } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
@@ -37,8 +37,15 @@ interface Request {
   background?: Colour;
 }
 
+const transformOf = ({ background, ...resize }: Request, format: 'png' | 'jpeg' | undefined, quality: number): Transform => ({
+  steps: [{ op: 'resize', keepAspectRatio: true, ...resize }],
+  format,
+  quality,
+  background,
+});
+
 async function ours(file: string, request: Request, format: 'png' | 'jpeg' = 'png'): Promise<Pixels> {
-  const operation: Operation = { kind: 'resize', keepAspectRatio: true, quality: 95, format, ...request };
+  const operation = transformOf(request, format, 95);
   const result = await processImage(read(file), operation, LIMITS);
   const pixels = await raw(sharp(result.bytes));
   expect([pixels.width, pixels.height]).toEqual([result.width, result.height]);
@@ -115,7 +122,7 @@ describe("a thumbnail's file is the one sharp writes from its pixels", () => {
     ['jpeg/orientation/landscape_6.jpg', { width: 300, fit: 'inside' }],
   ];
   it.each(cases.flatMap(([file, request]) => (['webp', 'jpeg'] as const).map((format) => [file, request, format] as const)))('%s %o as %s', async (file, request, format) => {
-    const operation: Operation = { kind: 'resize', keepAspectRatio: true, quality: 80, ...request };
+    const operation = transformOf(request, undefined, 80);
     const [lossless, result] = await Promise.all([processImage(read(file), { ...operation, format: 'png' }, LIMITS), processImage(read(file), { ...operation, format }, LIMITS)]);
     const { data, info } = await sharp(lossless.bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const pixels = sharp(data, { raw: info });

@@ -86,6 +86,16 @@ describe('the OpenAPI document of npm run dev, as a client developer uses it', (
     expect(await client.resize(api, photo(), 50)).toMatchObject({ ok: true, result: { format: 'png', width: 50, height: 34 } });
     expect(await client.thumbnail(api, photo(), 48)).toMatchObject({ ok: true, result: { format: 'webp', width: 48, height: 48 } });
     expect(await client.removeMetadata(api, photo())).toMatchObject({ ok: true, result: { format: 'jpg', width: 100, height: 68 } });
+    const chain = await client.transform(api, photo(), [
+      { op: 'crop', x: 10, y: 4, width: 80, height: 60 },
+      { op: 'resize', width: 40, fit: 'inside' },
+      { op: 'rotate', angle: 90 },
+      { op: 'flip', axis: 'vertical' },
+      { op: 'blur', sigma: 0.8 },
+      { op: 'sharpen', sigma: 1 },
+      { op: 'grayscale' },
+    ], 'webp');
+    expect(chain).toMatchObject({ ok: true, result: { format: 'webp', width: 30, height: 40 } });
 
     const free = await client.account(client.imageApi(server.url, FREE.key));
     expect(free).toMatchObject({ ok: true, plan: 'free', maxBytes: 10_485_760 });

@@ -54,10 +54,12 @@ describe('the README, run against npm run dev', () => {
 
   it('has curl examples for every endpoint, and each works as written and answers what the README shows', async () => {
     const blocks = examples('Examples');
-    for (const endpoint of ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/openapi.json', '-o result.png', 'Idempotency-Key']) {
+    for (const endpoint of ['/api/v1/me', '/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/transform', '/api/v1/openapi.json', '-o result.png', 'Idempotency-Key']) {
       expect(blocks.some(({ script }) => script.includes(endpoint)), endpoint).toBe(true);
     }
     expect(blocks.filter(({ answer }) => answer !== null).length).toBeGreaterThanOrEqual(3);
+    // One call, several steps: the transform example chains at least three.
+    expect(blocks.some(({ script }) => script.includes('/api/v1/transform') && (script.match(/"op":/g) ?? []).length >= 3)).toBe(true);
     for (const { script, answer } of blocks) {
       const { stdout } = await shell(script);
       if (script.includes('-o result.png')) {

@@ -80,7 +80,7 @@ function report(name: string, from: RgbaImage, to: { width: number; height: numb
 describe('resize against libvips (sharp, kernel lanczos3)', () => {
   it('photo-1mp.jpg -> 400 px wide', async () => {
     const src = await decode('photo-1mp.jpg');
-    const size = fitGeometry(src, { width: 400, keepAspectRatio: true }, false).output;
+    const size = fitGeometry(src, { width: 400 }).output;
     const ours = resize(src, size.width, size.height);
     const db = psnr(ours.data as Uint8Array, await libvipsResize(src, size.width, size.height));
     report('1 MP', src, size, db);
@@ -89,7 +89,7 @@ describe('resize against libvips (sharp, kernel lanczos3)', () => {
 
   it('photo-12mp.jpg -> 1000 px wide, and how long it takes', async () => {
     const src = await decode('photo-12mp.jpg');
-    const size = fitGeometry(src, { width: 1000, keepAspectRatio: true }, false).output;
+    const size = fitGeometry(src, { width: 1000 }).output;
     const times: number[] = [];
     let ours: RgbaImage | undefined;
     for (let run = 0; run < 4; run++) {
@@ -153,8 +153,8 @@ describe('resize against libvips (sharp, kernel lanczos3)', () => {
     for (const [file, width] of [['photo-12mp.jpg', 1000], ['photo-12mp.jpg', 1600], ['photo-12mp.jpg', 777], ['photo-24mp.jpg', 1000]] as const) {
       const input = readFileSync(path.join(PHOTOS, file));
       const src = await decode(file);
-      const size = fitGeometry(src, { width, keepAspectRatio: true }, false).output;
-      const result = await processImage(new Uint8Array(input), { kind: 'resize', width, keepAspectRatio: true, format: 'png', quality: 80 }, limits);
+      const size = fitGeometry(src, { width }).output;
+      const result = await processImage(new Uint8Array(input), { steps: [{ op: 'resize', width, keepAspectRatio: true }], format: 'png', quality: 80 }, limits);
       const ours = await sharp(result.bytes).ensureAlpha().raw().toBuffer();
       const db = psnr(new Uint8Array(ours.buffer, ours.byteOffset, ours.length), await libvipsResize(src, size.width, size.height));
       report(`pipeline ${file}`, src, size, db, ' (decoded at reduced size by libjpeg)');

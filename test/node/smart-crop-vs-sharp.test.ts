@@ -10,7 +10,7 @@ import path from 'node:path';
 import sharp, { type OutputInfo, type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 
-import type { Operation } from '../../src/image/operations';
+import type { Transform } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
@@ -105,7 +105,7 @@ describe.each(['entropy', 'attention'] as const)('position=%s keeps the region s
     const input = await inputOf(file);
     const { width = 0, height = 0, orientation = 1 } = await sharp(input).metadata();
     for (const box of boxesFor(orientation >= 5 ? { width: height, height: width } : { width, height })) {
-      const operation: Operation = { kind: 'resize', keepAspectRatio: true, fit: 'cover', position: { kind: 'smart', strategy }, quality: 100, format: 'png', ...box };
+      const operation: Transform = { steps: [{ op: 'resize', keepAspectRatio: true, fit: 'cover', position: { kind: 'smart', strategy }, ...box }], quality: 100, format: 'png' };
       const result = await processImage(new Uint8Array(input), operation, LIMITS);
       expect([result.width, result.height]).toEqual([box.width, box.height]);
       const theirs = await raw(sharp(input).rotate().resize(box.width, box.height, { fit: 'cover', position: strategy }));

@@ -5,6 +5,13 @@ import type { Region } from '../../src/image/operations';
 import type { Band, RowSource } from '../../src/image/stages/rows';
 import type { RgbaImage } from '../../src/image/types';
 
+/** A `width` x `height` RGBA picture whose pixel at (x, y) is `pixel(x, y)`. */
+export function pictureOf(width: number, height: number, pixel: (x: number, y: number) => readonly number[]): RgbaImage & { data: Uint8Array } {
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(pixel(x, y), (y * width + x) * 4);
+  return { data, width, height };
+}
+
 /**
  * `image` served in bands whose heights cycle through `heights` (e.g. [1, 7, 16] or [64]), each band
  * a fresh copy; `alpha` is the source's alpha trait.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import type { Operation } from '../../src/image/operations';
+import type { Transform } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
 import { expectAppError, largeInput } from '../support/image-testing';
 import { readDimensions } from '../support/formats';
@@ -18,7 +18,7 @@ import { readDimensions } from '../support/formats';
 const MiB = 2 ** 20;
 const DEFAULTS = readSettings({}).pixelLimits.pro;
 
-const TO_JPEG: Operation = { kind: 'convert', format: 'jpeg', quality: 80 };
+const TO_JPEG: Transform = { steps: [], format: 'jpeg', quality: 80 };
 
 describe('large AVIF within the budget', () => {
   it.each([
@@ -35,7 +35,7 @@ describe('large AVIF within the budget', () => {
 });
 
 describe('large AVIF that cannot fit, refused from the header', () => {
-  async function refusal(name: string, operation: Operation, limits = DEFAULTS): Promise<{ message: string; largestMegapixels: number; ms: number }> {
+  async function refusal(name: string, operation: Transform, limits = DEFAULTS): Promise<{ message: string; largestMegapixels: number; ms: number }> {
     const input = await largeInput(name);
     const started = Date.now();
     const error = await processImage(input, operation, limits).then(
@@ -50,7 +50,7 @@ describe('large AVIF that cannot fit, refused from the header', () => {
   }
 
   it("a 48 MP single-item AVIF to WebP: libwebp's whole picture (72 MB) beside dav1d's state (24 MiB)", async () => {
-    const { message, largestMegapixels } = await refusal('avif-48mp-420.avif', { kind: 'convert', format: 'webp', quality: 80 });
+    const { message, largestMegapixels } = await refusal('avif-48mp-420.avif', { steps: [], format: 'webp', quality: 80 });
     expect(message).toMatch(/^A 8000x6000 WebP result \(48\.0 megapixels\) needs about \d+ MB of memory/);
     expect(largestMegapixels).toBeGreaterThan(24);
     expect(largestMegapixels).toBeLessThan(48);
@@ -59,7 +59,7 @@ describe('large AVIF that cannot fit, refused from the header', () => {
   it('a 48 MP AVIF with an alpha item under a 48 MiB budget (MEMORY_BUDGET_MB): no result fits beside its decode, so the input size is named', { timeout: 120_000 }, async () => {
     // With the default budget its windows leave room for results up to 12.5 MP (to AVIF).
     const limits = { ...DEFAULTS, memoryBudgetBytes: 48 * MiB };
-    const { message, largestMegapixels } = await refusal('avif-48mp-alpha.avif', { kind: 'convert', format: 'avif', quality: 80 }, limits);
+    const { message, largestMegapixels } = await refusal('avif-48mp-alpha.avif', { steps: [], format: 'avif', quality: 80 }, limits);
     expect(message).toMatch(/^Processing this 8000x6000 AVIF image \(48\.0 megapixels\) this way needs about \d+ MB of memory, more than a Worker has for one image \(48 MB\)/);
     expect(message).toMatch(/AVIF images like it can be at most [\d.]+ megapixels for it\.$/);
     expect(largestMegapixels).toBeGreaterThan(4);
@@ -67,7 +67,7 @@ describe('large AVIF that cannot fit, refused from the header', () => {
   });
 
   it('a 48 MP AVIF with an alpha item to AVIF: its frames in windows leave room for a smaller result', { timeout: 120_000 }, async () => {
-    const { message, largestMegapixels } = await refusal('avif-48mp-alpha.avif', { kind: 'convert', format: 'avif', quality: 80 });
+    const { message, largestMegapixels } = await refusal('avif-48mp-alpha.avif', { steps: [], format: 'avif', quality: 80 });
     expect(message).toMatch(/^A 8000x6000 AVIF result \(48\.0 megapixels\) needs about \d+ MB of memory/);
     expect(largestMegapixels).toBeGreaterThan(4);
     expect(largestMegapixels).toBeLessThan(48);

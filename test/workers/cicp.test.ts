@@ -34,7 +34,7 @@ describe('images whose colour is described by CICP (AVIF nclx, PNG cICP)', () =>
       const input = await fixture(file);
       const format = detectFormat(input)!;
       expect((await colourProfileOf(format, input))?.kind, file).toBe('cicp');
-      const result = await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, LIMITS);
+      const result = await processImage(input, { steps: [], format: 'png', quality: 80 }, LIMITS);
       const managed = deltaE2000Stats(await decodeImage('png', result.bytes), truth);
       const unmanaged = deltaE2000Stats(await decodeImage(format, input), truth);
       measured.push({ file, managed, unmanaged });
@@ -48,7 +48,7 @@ describe('images whose colour is described by CICP (AVIF nclx, PNG cICP)', () =>
     for (const file of await fixtureList('cicp')) {
       const input = await fixture(file);
       const format = detectFormat(input)!;
-      const stripped = await processImage(input, { kind: 'remove-metadata', quality: 80 }, LIMITS);
+      const stripped = await processImage(input, { steps: [{ op: 'remove-metadata' }], quality: 80 }, LIMITS);
       expect(stripped.format, file).toBe(format);
       expect(await colourProfileOf(format, stripped.bytes), file).toEqual(await colourProfileOf(format, input));
     }

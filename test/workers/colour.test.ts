@@ -33,7 +33,7 @@ describe('images with colour profiles and CMYK', () => {
     expect(files.length).toBeGreaterThanOrEqual(8);
     for (const file of files) {
       const input = await fixture(file);
-      const result = await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, LIMITS);
+      const result = await processImage(input, { steps: [], format: 'png', quality: 80 }, LIMITS);
       const [ours, reference] = await Promise.all([referenceDecode(result.bytes), referenceDecode(input)]);
       const managed = deltaE2000Stats(ours, reference);
       measured.push({ file, managed, unmanaged: await unmanagedDifference(input, reference) });

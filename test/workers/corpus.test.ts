@@ -48,7 +48,7 @@ function isLossless(input: Uint8Array): boolean {
 async function convertAndCompare(file: string, input: Uint8Array): Promise<'ok' | string> {
   let output: Uint8Array;
   try {
-    output = (await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, LIMITS)).bytes;
+    output = (await processImage(input, { steps: [], format: 'png', quality: 80 }, LIMITS)).bytes;
   } catch (error) {
     if (!(error instanceof AppError)) throw new Error(`${file}: ${error}`);
     return error.code;
@@ -115,7 +115,7 @@ function toGrey(image: RgbaImage): RgbaImage {
 }
 
 async function convertedPixels(file: string): Promise<RgbaImage> {
-  const result = await processImage(await corpus(file), { kind: 'convert', format: 'png', quality: 80 }, LIMITS);
+  const result = await processImage(await corpus(file), { steps: [], format: 'png', quality: 80 }, LIMITS);
   return referenceDecode(result.bytes);
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import type { Operation } from '../../src/image/operations';
+import type { Transform } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
 import { detectFormat } from '../../src/image/formats/index';
 import { largeInput } from '../support/image-testing';
@@ -16,14 +16,14 @@ import { readDimensions } from '../support/formats';
 const MiB = 2 ** 20;
 const DEFAULTS = readSettings({}).pixelLimits.pro;
 
-const OPERATIONS: Record<string, Operation> = {
-  'convert to JPEG q80': { kind: 'convert', format: 'jpeg', quality: 80 },
-  'convert to JPEG q95': { kind: 'convert', format: 'jpeg', quality: 95 },
-  'convert to WebP': { kind: 'convert', format: 'webp', quality: 80 },
-  'resize to 1600 px WebP': { kind: 'resize', width: 1600, keepAspectRatio: true, format: 'webp', quality: 80 },
-  'crop 2000x1500': { kind: 'crop', region: { x: 500, y: 400, width: 2000, height: 1500 }, quality: 80 },
-  'convert to PNG': { kind: 'convert', format: 'png', quality: 80 },
-  'convert to AVIF': { kind: 'convert', format: 'avif', quality: 60 },
+const OPERATIONS: Record<string, Transform> = {
+  'convert to JPEG q80': { steps: [], format: 'jpeg', quality: 80 },
+  'convert to JPEG q95': { steps: [], format: 'jpeg', quality: 95 },
+  'convert to WebP': { steps: [], format: 'webp', quality: 80 },
+  'resize to 1600 px WebP': { steps: [{ op: 'resize', width: 1600, keepAspectRatio: true }], format: 'webp', quality: 80 },
+  'crop 2000x1500': { steps: [{ op: 'crop', x: 500, y: 400, width: 2000, height: 1500 }], quality: 80 },
+  'convert to PNG': { steps: [], format: 'png', quality: 80 },
+  'convert to AVIF': { steps: [], format: 'avif', quality: 60 },
 };
 
 const EVERY_OPERATION_BUT_AVIF = Object.keys(OPERATIONS).filter((name) => name !== 'convert to AVIF');
@@ -37,9 +37,10 @@ const CASES: [input: string, operations: string[], maxHeldMiB: number][] = [
   ['avif-12mp.avif', ['convert to JPEG q80', 'convert to PNG', 'resize to 1600 px WebP', 'crop 2000x1500'], 64],
 ];
 
-function expectedSize(operation: Operation, displayed: { width: number; height: number }) {
-  if (operation.kind === 'crop') return { width: operation.region.width, height: operation.region.height };
-  if (operation.kind === 'resize') return { width: 1600, height: Math.round((displayed.height * 1600) / displayed.width) };
+function expectedSize(operation: Transform, displayed: { width: number; height: number }) {
+  const [step] = operation.steps;
+  if (step?.op === 'crop') return { width: step.width, height: step.height };
+  if (step?.op === 'resize') return { width: 1600, height: Math.round((displayed.height * 1600) / displayed.width) };
   return displayed;
 }
 

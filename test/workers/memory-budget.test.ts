@@ -3,7 +3,7 @@ import { readSettings } from '../../src/config';
 
 import { applyOrientation } from '../../src/image/stages/orient';
 import { processImage } from '../../src/image/pipeline';
-import type { Operation } from '../../src/image/operations';
+import type { Transform } from '../../src/image/operations';
 import type { ImageFormat } from '../../src/image/types';
 import { withOrientation } from '../support/exif-orientation';
 import { corpus, decodeJpeg, decodePng, expectAppError, largeInput, referenceJpegEncode, sameBytes } from '../support/image-testing';
@@ -23,7 +23,12 @@ const MiB = 2 ** 20;
 const DEFAULTS = readSettings({}).pixelLimits.pro;
 const UNLIMITED = { maxInputPixels: 100e6, maxOutputPixels: 100e6, memoryBudgetBytes: 8192 * MiB };
 
-const op = (operation: Partial<Operation> & Pick<Operation, 'kind'>) => ({ quality: 80, keepAspectRatio: true, ...operation }) as Operation;
+/** A run of `steps` (a resize keeps the aspect ratio) into `format` at q80 unless given. */
+const op = ({ steps = [], ...output }: Partial<Omit<Transform, 'steps'>> & { steps?: Transform['steps'] }): Transform => ({
+  quality: 80,
+  ...output,
+  steps,
+});
 
 const FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'avif'];
 
@@ -33,16 +38,16 @@ describe('the guard never predicts less than a run holds', () => {
 
   it.each(pairs)('%s -> %s at 1 MP', async (from, to) => {
     const photo = await corpus('photos/photo-1mp.jpg');
-    const input = from === 'jpeg' ? photo : (await processImage(photo, op({ kind: 'convert', format: from }), UNLIMITED)).bytes;
-    const result = await processImage(input, op({ kind: 'convert', format: to }), DEFAULTS);
+    const input = from === 'jpeg' ? photo : (await processImage(photo, op({ steps: [], format: from }), UNLIMITED)).bytes;
+    const result = await processImage(input, op({ steps: [], format: to }), DEFAULTS);
     expect(result.peakBytes).toBeGreaterThan(input.byteLength);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
   });
 
   it.each([
-    ['12 MP -> 1000 px WebP (1/4 scale on load)', op({ kind: 'resize', width: 1000, format: 'webp' }), 8],
-    ['12 MP crop 2000x2000 -> JPEG', op({ kind: 'crop', region: { x: 1000, y: 500, width: 2000, height: 2000 } }), 24],
-    ['12 MP -> JPEG q80', op({ kind: 'convert', format: 'jpeg' }), 64],
+    ['12 MP -> 1000 px WebP (1/4 scale on load)', op({ steps: [{ op: 'resize', width: 1000 }], format: 'webp' }), 8],
+    ['12 MP crop 2000x2000 -> JPEG', op({ steps: [{ op: 'crop', x: 1000, y: 500, width: 2000, height: 2000 }] }), 24],
+    ['12 MP -> JPEG q80', op({ steps: [], format: 'jpeg' }), 64],
   ])('%s holds at most %i MiB', async (_name, operation, maxMiB) => {
     const result = await processImage(await corpus('photos/photo-12mp.jpg'), operation, DEFAULTS);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
@@ -57,7 +62,7 @@ describe('the guard never predicts less than a run holds', () => {
     [700, 'jpeg'],
   ] as const)('an EXIF-rotated 12 MP photo resized to %i px %s', async (width, format) => {
     const rotated = withOrientation(await corpus('photos/photo-12mp.jpg'), 6);
-    const result = await processImage(rotated, op({ kind: 'resize', width, format }), DEFAULTS);
+    const result = await processImage(rotated, op({ steps: [{ op: 'resize', width }], format }), DEFAULTS);
     expect(result.width).toBe(width);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
   });
@@ -67,7 +72,7 @@ describe('streaming stages', () => {
   it.each([3, 6, 8])('orientation %i and a crop give exactly what a whole decode, rotation and crop give, decoding only the crop', async (orientation) => {
     const input = withOrientation(await corpus('photos/photo-12mp.jpg'), orientation);
     const region = { x: 301, y: 1203, width: 517, height: 389 };
-    const result = await processImage(input, op({ kind: 'crop', region, format: 'png' }), DEFAULTS);
+    const result = await processImage(input, op({ steps: [{ op: 'crop', ...region }], format: 'png' }), DEFAULTS);
     const expected = crop(applyOrientation(await decodeJpeg(input), orientation), region);
     const actual = await decodePng(result.bytes);
     expect([actual.width, actual.height]).toEqual([region.width, region.height]);
@@ -83,7 +88,7 @@ describe('JPEG results of EXIF-rotated photos: the encoder places the rows (code
   // decoder: 18 MB at 12 MP, so libjpeg's 36 MB of coefficients for the optimised tables fit too.
   it('a 12 MP portrait photo (Orientation 6) to JPEG is sharp\'s file of the rotated photo, within 64 MiB', async () => {
     const input = await largeInput('jpeg-12mp-rotated.jpg');
-    const result = await processImage(input, op({ kind: 'convert', format: 'jpeg' }), DEFAULTS);
+    const result = await processImage(input, op({ steps: [], format: 'jpeg' }), DEFAULTS);
     expect([result.width, result.height]).toEqual([3000, 4000]);
     const rotated = applyOrientation(await decodeJpeg(input), 6);
     expect(sameBytes(result.bytes, await referenceJpegEncode(rotated, 80))).toBe(true);
@@ -101,7 +106,7 @@ describe('PNG and AVIF results of EXIF-rotated JPEGs, a strip at a time (plan.ts
     [6, 'jpeg-12mp-progressive.jpg'],
   ])('orientation %i to PNG (%s): the pixels of the turned photo exactly, within the plan', async (orientation, file) => {
     const input = withOrientation(await largeInput(file), orientation);
-    const result = await processImage(input, op({ kind: 'convert', format: 'png' }), DEFAULTS);
+    const result = await processImage(input, op({ steps: [], format: 'png' }), DEFAULTS);
     const expected = applyOrientation(await decodeJpeg(input), orientation);
     const actual = await decodePng(result.bytes);
     expect([actual.width, actual.height]).toEqual([expected.width, expected.height]);
@@ -114,7 +119,7 @@ describe('PNG and AVIF results of EXIF-rotated JPEGs, a strip at a time (plan.ts
 describe('a WebP result capped to what the budget leaves (plan.ts fitResultToBudget)', () => {
   it('is the same file an uncapped run makes, from a run that holds at most the smaller budget', async () => {
     const input = await corpus('photos/photo-12mp.jpg');
-    const operation = op({ kind: 'convert', format: 'webp' });
+    const operation = op({ steps: [], format: 'webp' });
     // Both runs take libwebp's low_memory mode (the token buffer would not fit); 48 MiB leaves room for the whole bound.
     const uncapped = await processImage(input, operation, { ...DEFAULTS, memoryBudgetBytes: 48 * MiB });
     const tight = { ...DEFAULTS, memoryBudgetBytes: uncapped.plannedPeakBytes - 8 * MiB };
@@ -127,7 +132,7 @@ describe('a WebP result capped to what the budget leaves (plan.ts fitResultToBud
 
 /** The FILE_TOO_LARGE refusal of a full-size conversion of `input` to WebP, and the 4:3 width of the largest size it names. */
 async function webpRefusal(input: Uint8Array, limits: typeof DEFAULTS): Promise<{ message: string; largest: number; width: number }> {
-  const error = await processImage(input, op({ kind: 'convert', format: 'webp' }), limits).then(
+  const error = await processImage(input, op({ steps: [], format: 'webp' }), limits).then(
     () => null,
     (e: unknown) => e,
   );
@@ -145,8 +150,27 @@ describe('refusals from the header', () => {
     const { message, width } = await webpRefusal(input, small);
     expect(message).toMatch(/^A 4000x3000 WebP result \(12\.0 megapixels\) needs about \d+ MB of memory, more than a Worker has for one image \(24 MB\); WebP results can be at most \d+(\.\d)? megapixels from this image\./);
     // The size it names does fit.
-    const result = await processImage(input, op({ kind: 'resize', width, format: 'webp' }), small);
+    const result = await processImage(input, op({ steps: [{ op: 'resize', width }], format: 'webp' }), small);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(small.memoryBudgetBytes);
+  });
+
+  it('counts every step of a chain, and names a result size at which the same steps fit', async () => {
+    const small = { ...DEFAULTS, memoryBudgetBytes: 16 * MiB };
+    const input = await corpus('photos/photo-12mp.jpg');
+    const crop = { op: 'crop', x: 200, y: 150, width: 3600, height: 2700 } as const;
+    const rest = [{ op: 'blur', sigma: 3 }, { op: 'rotate', angle: 90 }] as const;
+    const error = await processImage(input, op({ steps: [crop, ...rest], format: 'webp' }), small).then(() => null, (e: unknown) => e);
+    const { message } = expectAppError(() => {
+      throw error;
+    }, 'FILE_TOO_LARGE');
+    expect(message).toMatch(/^A 2700x3600 WebP result \(9\.7 megapixels\) needs about \d+ MB/);
+    const largest = Number(/WebP results can be at most ([\d.]+) megapixels/.exec(message)![1]) * 1e6;
+    // The steps with a resize to that size after the crop (before the blur, as the plan scales them) fit.
+    const width = Math.floor(Math.sqrt((largest * 4) / 3));
+    const result = await processImage(input, op({ steps: [crop, { op: 'resize', width }, ...rest], format: 'webp' }), small);
+    expect(result.width * result.height).toBeLessThanOrEqual(largest);
+    expect(result.plannedPeakBytes).toBeLessThanOrEqual(small.memoryBudgetBytes);
+    expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
   });
 });
 
@@ -158,7 +182,7 @@ describe('refusals of a 48 MP progressive JPEG at full size', () => {
     const input = await largeInput('jpeg-48mp-progressive.jpg');
     const { largest, width } = await webpRefusal(input, DEFAULTS);
     expect(largest).toBeGreaterThan(4e6);
-    const result = await processImage(input, op({ kind: 'resize', width, format: 'webp' }), DEFAULTS);
+    const result = await processImage(input, op({ steps: [{ op: 'resize', width }], format: 'webp' }), DEFAULTS);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(DEFAULTS.memoryBudgetBytes);
   }, 120_000);
@@ -169,7 +193,7 @@ describe('JPEG results with optimised tables packed (plan.ts withPackedEncode)',
   // over the 64 MiB line unpacked, within it packed.
   it('a 12 MP photo to JPEG q95 is sharp\'s file (optimised tables) within 64 MiB', async () => {
     const photo = await corpus('photos/photo-12mp.jpg');
-    const result = await processImage(photo, op({ kind: 'convert', format: 'jpeg', quality: 95 }), DEFAULTS);
+    const result = await processImage(photo, op({ steps: [], format: 'jpeg', quality: 95 }), DEFAULTS);
     expect(sameBytes(result.bytes, await referenceJpegEncode(await decodeJpeg(photo), 95))).toBe(true);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(64 * MiB);
@@ -189,7 +213,7 @@ describe('JPEG results with optimised tables packed (plan.ts withPackedEncode)',
     const input = await encodeJpeg(frameSource(noise, { alpha: false }), { quality: 90, optimizeHuffman: false });
     const decoded = await decodeJpeg(input);
     const standard = await encodeJpeg(frameSource(decoded, { alpha: false }), { quality: 95, optimizeHuffman: false });
-    const result = await processImage(input, op({ kind: 'convert', format: 'jpeg', quality: 95 }), DEFAULTS);
+    const result = await processImage(input, op({ steps: [], format: 'jpeg', quality: 95 }), DEFAULTS);
     expect(sameBytes(result.bytes, standard)).toBe(true);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(64 * MiB);

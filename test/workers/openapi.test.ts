@@ -19,7 +19,7 @@ describe('GET /api/v1/openapi.json', () => {
     const doc = await openapi();
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/api/v1/convert', '/api/v1/crop', '/api/v1/me', '/api/v1/remove-metadata', '/api/v1/resize', '/download/{uuid}/{format}/{filename}'].sort(),
+      ['/api/v1/convert', '/api/v1/crop', '/api/v1/me', '/api/v1/remove-metadata', '/api/v1/resize', '/api/v1/transform', '/download/{uuid}/{format}/{filename}'].sort(),
     );
     const convert = doc.paths['/api/v1/convert'].post;
     const schema = resolve(doc, convert.requestBody.content['multipart/form-data'].schema);
@@ -34,7 +34,7 @@ describe('GET /api/v1/openapi.json', () => {
   it('names and tags every operation', async () => {
     const doc = await openapi();
     const ids = operations(doc).map(({ operation }) => operation.operationId);
-    expect(ids.sort()).toEqual(['convertImage', 'cropImage', 'describeResult', 'downloadResult', 'getAccount', 'removeMetadata', 'resizeImage']);
+    expect(ids.sort()).toEqual(['convertImage', 'cropImage', 'describeResult', 'downloadResult', 'getAccount', 'removeMetadata', 'resizeImage', 'transformImage']);
     const tags = doc.tags.map((tag: any) => tag.name);
     for (const { operation } of operations(doc)) expect(tags).toEqual(expect.arrayContaining(operation.tags));
   });
@@ -51,7 +51,38 @@ describe('GET /api/v1/openapi.json', () => {
     });
     expect(form('/api/v1/crop')).toMatchObject({ x: { example: 0 }, y: { example: 0 }, width: { example: 100 }, height: { example: 100 } });
     // Swagger UI fills in an enum's first value: for these, the empty "keep the input's format".
-    for (const path of ['/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata']) expect(form(path).format, path).toMatchObject({ enum: ['', 'webp', 'avif', 'jpg', 'png'], default: '' });
+    for (const path of ['/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/transform']) expect(form(path).format, path).toMatchObject({ enum: ['', 'webp', 'avif', 'jpg', 'png'], default: '' });
+  });
+
+  it("describes transform's steps with one schema per op, and an example that works", async () => {
+    const doc = await openapi();
+    const form = resolve(doc, doc.paths['/api/v1/transform'].post.requestBody.content['multipart/form-data'].schema);
+    expect(form.required).toEqual(['file', 'steps']);
+    // A multipart field is text: a JSON array, whose schema is the Steps component (no contentMediaType:
+    // Swagger UI would offer a file upload for it).
+    expect(form.properties.steps).toMatchObject({ type: 'string', contentSchema: { $ref: '#/components/schemas/Steps' } });
+    expect(form.properties.steps).not.toHaveProperty('contentMediaType');
+    for (const name of ['Steps', 'CropStep', 'ResizeStep', 'RotateStep', 'FlipStep', 'BlurStep', 'SharpenStep', 'GrayscaleStep']) expect(form.properties.steps.description).toContain(`\`${name}\``);
+    expect(JSON.parse(form.properties.steps.example)).toEqual(doc.components.schemas.Steps.example);
+    expect(doc.components.schemas.Steps).toMatchObject({ type: 'array', maxItems: 10, items: { $ref: '#/components/schemas/Step' } });
+    const step = doc.components.schemas.Step;
+    const ops = { crop: 'CropStep', resize: 'ResizeStep', rotate: 'RotateStep', flip: 'FlipStep', blur: 'BlurStep', sharpen: 'SharpenStep', grayscale: 'GrayscaleStep' };
+    expect(step.discriminator).toEqual({ propertyName: 'op', mapping: Object.fromEntries(Object.entries(ops).map(([op, name]) => [op, `#/components/schemas/${name}`])) });
+    expect(step.oneOf.map((ref: any) => ref.$ref)).toEqual(Object.values(ops).map((name) => `#/components/schemas/${name}`));
+    for (const [op, name] of Object.entries(ops)) {
+      const schema = doc.components.schemas[name];
+      expect(schema.properties.op.enum, name).toEqual([op]);
+      expect(schema.additionalProperties, name).toBe(false);
+    }
+    expect(doc.components.schemas.BlurStep.properties.sigma).toMatchObject({ minimum: 0.3, maximum: 1000 });
+    expect(doc.components.schemas.SharpenStep.properties.sigma).toMatchObject({ minimum: 0.5, maximum: 10 });
+    expect(doc.components.schemas.RotateStep.properties.angle.enum).toEqual([90, 180, 270]);
+
+    // The documented example, as "Try it out" sends it, runs.
+    const { key } = await createTestUser({ plan: 'pro' });
+    const response = await upload('/api/v1/transform', key, await encodeImage('png', gradient(100, 80)), { steps: form.properties.steps.example });
+    expect(response.status).toBe(200);
+    expect((await json(response)).data).toMatchObject({ width: 30, height: 40 });
   });
 
   it('gives one example per error code, under the status that code is answered with', async () => {

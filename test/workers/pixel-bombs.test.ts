@@ -16,7 +16,7 @@ import { encodeImage, gradient, pngHeaderOnly } from './images';
  */
 
 const limits = { maxInputPixels: 1_000_000, maxOutputPixels: 1_000_000, memoryBudgetBytes: 100 * 2 ** 20 };
-const convert = { kind: 'convert', format: 'png', quality: 80 } as const;
+const convert = { steps: [], format: 'png', quality: 80 } as const;
 
 /** Runs the pipeline on `input`, expecting a refusal with `code` well under the time any decode takes. */
 async function refused(input: Uint8Array, code: ErrorCode): Promise<AppError> {

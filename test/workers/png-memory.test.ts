@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import type { Operation } from '../../src/image/operations';
+import type { Transform } from '../../src/image/operations';
 import { processImage } from '../../src/image/pipeline';
 import { buildPng, type PngSpec } from '../support/png-builder';
 
@@ -40,7 +40,7 @@ function spec([colourType, bitDepth]: Kind, width: number, height: number, inter
   };
 }
 
-async function expectWithinPrediction(png: PngSpec, operation: Operation, maxHeldMiB: number) {
+async function expectWithinPrediction(png: PngSpec, operation: Transform, maxHeldMiB: number) {
   const input = await buildPng(png);
   const result = await processImage(input, operation, DEFAULTS);
   const label = `type ${png.colourType}, ${png.bitDepth} bits, ${png.width}x${png.height}${png.interlaced ? ', Adam7' : ''}`;
@@ -49,8 +49,8 @@ async function expectWithinPrediction(png: PngSpec, operation: Operation, maxHel
   expect(result.peakBytes / MiB, label).toBeLessThanOrEqual(maxHeldMiB);
 }
 
-const toJpeg: Operation = { kind: 'convert', format: 'jpeg', quality: 80 };
-const toPng: Operation = { kind: 'convert', format: 'png', quality: 80 };
+const toJpeg: Transform = { steps: [], format: 'jpeg', quality: 80 };
+const toPng: Transform = { steps: [], format: 'png', quality: 80 };
 
 describe('PNG inputs: held <= predicted <= budget', () => {
   it.each(EVERY_KIND)('type %i, %i bits at 1 MP (plain and Adam7) and 4 MP, to JPEG and PNG', async (colourType, bitDepth) => {

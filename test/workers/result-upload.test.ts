@@ -126,7 +126,7 @@ describe('results streamed to storage through the API', () => {
   it('stores a result larger than a part by multipart, and it downloads byte for byte what the pipeline makes', async () => {
     const user = await createTestUser({ plan: 'pro' });
     const input = noisePng();
-    const expected = (await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, PRO)).bytes;
+    const expected = (await processImage(input, { steps: [], format: 'png', quality: 80 }, PRO)).bytes;
     expect(expected.length).toBeGreaterThan(RESULT_PART_BYTES);
     const { bucket, seen } = watchedBucket();
     const app = appWith(bucket);
@@ -252,7 +252,7 @@ describe('memory of a streamed result', () => {
     expect(response.status).toBe(200);
     const peak = Number(response.headers.get('X-Pipeline-Peak-Bytes'));
     const planned = Number(response.headers.get('X-Pipeline-Planned-Bytes'));
-    const inMemory = await processImage(photo, { kind: 'convert', format: format === 'jpg' ? 'jpeg' : (format as 'png'), quality: 80 }, PRO);
+    const inMemory = await processImage(photo, { steps: [], format: format === 'jpg' ? 'jpeg' : (format as 'png'), quality: 80 }, PRO);
     console.log(`12 MP -> ${format}: streamed peak ${(peak / MiB).toFixed(1)} MiB of ${(planned / MiB).toFixed(1)} planned; in memory ${(inMemory.peakBytes / MiB).toFixed(1)} of ${(inMemory.plannedPeakBytes / MiB).toFixed(1)}`);
     expect(peak).toBeGreaterThan(photo.length);
     expect(peak).toBeLessThanOrEqual(planned);

@@ -15,7 +15,7 @@ const SKIPPED = /\/x[^/]*\.png$|very_short\.webp$|bad_palette_index\.webp$|bad-e
 async function expectCleanAndIdentical(name: string, input: Uint8Array): Promise<string[]> {
   const format = detectFormat(input)!;
   const before = metadataFound(format, input);
-  const output = await processImage(input, { kind: 'remove-metadata', quality: 80 }, LIMITS);
+  const output = await processImage(input, { steps: [{ op: 'remove-metadata' }], quality: 80 }, LIMITS);
   expect(output.format, name).toBe(format);
   expect(metadataFound(format, output.bytes), name).toEqual([]);
   const [original, stripped] = await Promise.all([decodeWith(format, input), decodeWith(format, output.bytes)]);
@@ -57,6 +57,6 @@ describe('the metadata inspector used above', () => {
 
   it('a corrupt file is refused, not passed off as clean', async () => {
     const truncated = (await corpus('photos/photo-1mp.jpg')).subarray(0, 5000);
-    await expect(processImage(truncated, { kind: 'remove-metadata', quality: 80 }, LIMITS)).rejects.toBeInstanceOf(AppError);
+    await expect(processImage(truncated, { steps: [{ op: 'remove-metadata' }], quality: 80 }, LIMITS)).rejects.toBeInstanceOf(AppError);
   });
 });

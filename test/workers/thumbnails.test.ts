@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config';
-import type { Operation } from '../../src/image/operations';
+import type { ResizeOptions, Transform } from '../../src/image/operations';
+import type { ImageFormat } from '../../src/image/types';
 import { processImage } from '../../src/image/pipeline';
 import { corpus, createTestUser, download, expectFailure, json, upload, usedToday } from './helpers';
 import { decodeImage, encodeImage, gradient } from './images';
@@ -126,7 +127,7 @@ describe('bad combinations: 422 INVALID_PARAMETERS naming the field, no quota sp
 
 describe('memory of a smart crop', () => {
   const limits = readSettings({}).pixelLimits.pro;
-  const op = (fields: Partial<Extract<Operation, { kind: 'resize' }>>): Operation => ({ kind: 'resize', keepAspectRatio: true, quality: 80, format: 'webp', ...fields });
+  const op = ({ format = 'webp', ...fields }: Partial<ResizeOptions> & { format?: ImageFormat }): Transform => ({ steps: [{ op: 'resize', keepAspectRatio: true, ...fields }], quality: 80, format });
 
   it('a 24 MP JPEG -> 400x400 cover/attention WebP holds no more than the 24 MP resize to 400x400 of before', async () => {
     const photo = await corpus('photos/photo-24mp.jpg');

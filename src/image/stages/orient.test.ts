@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Orientation } from '../exif';
 
-import { applyOrientation, orientRows, storedRegion } from './orient';
+import { applyOrientation, orientRows, storedRegion, turned } from './orient';
 import type { RgbaImage } from '../types';
 import { sameBytes, xorshift } from '../../../test/support/image-testing';
 import { collectFrame, crop, frameSource } from '../../../test/support/row-sources';
@@ -174,5 +174,25 @@ describe('orientRows: the orientation stage', () => {
         expect(sameBytes(actual.data, expected.data), `orientation ${orientation} region ${JSON.stringify(region)}`).toBe(true);
       }
     }
+  });
+});
+
+describe('turned: a rotation or flip after an orientation', () => {
+  const orientations = [1, 2, 3, 4, 5, 6, 7, 8] as const;
+  it('shows what applying one after the other shows', () => {
+    const image = abc();
+    for (const first of orientations) {
+      for (const then of orientations) {
+        expect(letters(applyOrientation(image, turned(first, then))), `${first} then ${then}`).toEqual(letters(applyOrientation(applyOrientation(image, first), then)));
+      }
+    }
+  });
+
+  it('comes back to upright after four quarter turns or two flips', () => {
+    let orientation: Orientation = 1;
+    for (let i = 0; i < 4; i++) orientation = turned(orientation, 6);
+    expect(orientation).toBe(1);
+    expect(turned(turned(1, 2), 2)).toBe(1);
+    expect(turned(6, 8)).toBe(1);
   });
 });

@@ -157,3 +157,36 @@ export function storedRegion(region: Region, orientation: Orientation | number, 
     default: return region;
   }
 }
+
+/**
+ * The eight orientations as matrices on centred coordinates (x right, y down): a stored pixel at
+ * (x, y) is shown at (a x + b y, c x + d y). 6 turns clockwise, 8 counter-clockwise.
+ */
+const MATRICES: Record<Orientation, readonly [number, number, number, number]> = {
+  1: [1, 0, 0, 1],
+  2: [-1, 0, 0, 1],
+  3: [-1, 0, 0, -1],
+  4: [1, 0, 0, -1],
+  5: [0, 1, 1, 0],
+  6: [0, -1, 1, 0],
+  7: [0, -1, -1, 0],
+  8: [0, 1, -1, 0],
+};
+
+/**
+ * The orientation that shows stored pixels as `turn` shows the picture `orientation` shows: a
+ * rotate or flip step after the file's EXIF orientation (and the steps before it) is one more
+ * orientation of the stored pixels, applied once at the end by the orientation machinery.
+ */
+export function turned(orientation: Orientation, turn: Orientation): Orientation {
+  const [a, b, c, d] = MATRICES[turn];
+  const [e, f, g, h] = MATRICES[orientation];
+  const product = [a * e + b * g, a * f + b * h, c * e + d * g, c * f + d * h];
+  const found = (Object.keys(MATRICES) as unknown as Orientation[]).find((o) => MATRICES[o].every((v, i) => v === product[i]));
+  return Number(found) as Orientation;
+}
+
+/** A picture's size as shown with `orientation`: 5-8 swap width and height. */
+export function displayedSize(stored: Dimensions, orientation: number): Dimensions {
+  return orientation >= 5 ? { width: stored.height, height: stored.width } : stored;
+}

@@ -7,5 +7,8 @@ export function pixelWords(data: Uint8Array | Uint8ClampedArray): Int32Array {
   return new Int32Array(new Uint8Array(data).buffer);
 }
 
+/** A channel value rounded and clamped to 0..255. */
+export const toByte = (value: number): number => (value <= 0 ? 0 : value >= 255 ? 255 : Math.round(value));
+
 /** The alpha byte of an opaque pixel word. */
 export const ALPHA_255 = 255 << 24;

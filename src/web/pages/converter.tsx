@@ -26,6 +26,101 @@ function QuotaLine({ quota }: { quota: AccountSummary['quota'] }) {
   );
 }
 
+/** A labelled input of a step (no name: the page sends the steps as one JSON field). */
+function StepInput({ label, field, min, max }: { label: string; field: string; min: number; max?: number }) {
+  return (
+    <label class="field">
+      <span class="label">{label}</span>
+      <input type="number" data-field={field} min={min} max={max} step={1} inputmode="numeric" />
+    </label>
+  );
+}
+
+/**
+ * Several steps in one request (POST /app/v1/transform): each added step is a copy of its
+ * template, its fields read into the `steps` JSON when the form is sent (converter.js).
+ */
+function StepsFieldset() {
+  return (
+    <fieldset data-operation="transform" hidden>
+      <legend>Steps, in order: each works on the picture the steps before it leave</legend>
+      <ol id="steps" class="steps" aria-live="polite" />
+      <p id="steps-size" class="hint" role="status">
+        No steps yet: add a crop, a resize, a rotation or a flip.
+      </p>
+      <div class="row step-buttons">
+        <button type="button" class="secondary" data-add-step="crop">
+          Add crop
+        </button>
+        <button type="button" class="secondary" data-add-step="resize">
+          Add resize
+        </button>
+        <button type="button" class="secondary" data-add-step="rotate">
+          Add rotate
+        </button>
+        <button type="button" class="secondary" data-add-step="flip">
+          Add flip
+        </button>
+      </div>
+      <template id="step-crop">
+        <li class="step" data-op="crop">
+          <p class="step-title">Crop</p>
+          <div class="row">
+            <StepInput label="Left" field="x" min={0} />
+            <StepInput label="Top" field="y" min={0} />
+            <StepInput label="Width" field="width" min={1} />
+            <StepInput label="Height" field="height" min={1} />
+          </div>
+        </li>
+      </template>
+      <template id="step-resize">
+        <li class="step" data-op="resize">
+          <p class="step-title">Resize (give one side or both)</p>
+          <div class="row">
+            <StepInput label="Width" field="width" min={1} max={12000} />
+            <StepInput label="Height" field="height" min={1} max={12000} />
+            <label class="field">
+              <span class="label">Fit</span>
+              <select data-field="fit">
+                <option value="inside">Inside: fit inside the box</option>
+                <option value="cover">Cover: fill the box, cut the rest</option>
+                <option value="contain">Contain: fit inside, pad with the background</option>
+                <option value="fill">Fill: stretch to the box</option>
+                <option value="outside">Outside: cover the box, no cut</option>
+              </select>
+            </label>
+          </div>
+        </li>
+      </template>
+      <template id="step-rotate">
+        <li class="step" data-op="rotate">
+          <p class="step-title">Rotate</p>
+          <label class="field">
+            <span class="label">Angle</span>
+            <select data-field="angle">
+              <option value="90">90° clockwise</option>
+              <option value="180">180°</option>
+              <option value="270">90° counter-clockwise</option>
+            </select>
+          </label>
+        </li>
+      </template>
+      <template id="step-flip">
+        <li class="step" data-op="flip">
+          <p class="step-title">Flip</p>
+          <label class="field">
+            <span class="label">Axis</span>
+            <select data-field="axis">
+              <option value="horizontal">Horizontal: mirror left and right</option>
+              <option value="vertical">Vertical: upside down</option>
+            </select>
+          </label>
+        </li>
+      </template>
+    </fieldset>
+  );
+}
+
 /** The chosen image: its facts, a preview, and on it the crop region, which can be drawn with the pointer. */
 function ChosenImage() {
   return (
@@ -82,9 +177,10 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
               <option value="crop">Crop</option>
               <option value="resize">Resize</option>
               <option value="remove-metadata">Remove metadata</option>
+              <option value="transform">Several steps</option>
             </select>
           </Field>
-          <Field label="Format" id="format" hint="Crop, resize and remove metadata keep the input's format unless you choose one.">
+          <Field label="Format" id="format" hint="Crop, resize, remove metadata and several steps keep the input's format unless you choose one.">
             <select id="format" name="format" aria-describedby={hintId('format')}>
               <option value="">Same as input</option>
               <option value="webp" selected>
@@ -160,6 +256,7 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
             </Field>
           </div>
         </fieldset>
+        <StepsFieldset />
         <button type="submit">Convert</button>
         <div id="progress" class="progress" role="status" hidden>
           <progress max={100} />

@@ -3,7 +3,7 @@ import { readSettings } from '../../../config';
 import { AVIFS, corpus, expectAppError, fixture, fixtureList, largeInput } from '../../../../test/support/image-testing';
 import { collectFrame } from '../../../../test/support/row-sources';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
-import type { Operation, Region } from '../../operations';
+import type { Transform, Region } from '../../operations';
 import { processImage } from '../../pipeline';
 import type { RgbaImage } from '../../types';
 import { openAvif } from './decode';
@@ -127,7 +127,7 @@ describe('AVIF frames decoded into a window of rows', () => {
   );
 
   it('a 24 MP frame resized is decoded in a window: it leaves most of the budget to requests beside it', { timeout: 60_000 }, async () => {
-    const resize: Operation = { kind: 'resize', width: 1600, keepAspectRatio: true, format: 'webp', quality: 80 };
+    const resize: Transform = { steps: [{ op: 'resize', width: 1600, keepAspectRatio: true }], format: 'webp', quality: 80 };
     const result = await processImage(await largeInput('avif-24mp.avif'), resize, readSettings({}).pixelLimits.pro);
     expect([result.width, result.height]).toEqual([1600, 1067]);
     // Decoded whole, it planned 99 MiB of the 100 (small conversions beside it waited 2 s).
@@ -136,7 +136,7 @@ describe('AVIF frames decoded into a window of rows', () => {
   });
 
   it('where the whole picture fits, only a frame that may copy intra blocks keeps it', async () => {
-    const convert: Operation = { kind: 'convert', format: 'png', quality: 80 };
+    const convert: Transform = { steps: [], format: 'png', quality: 80 };
     for (const [name, windowed] of [['avif/fox.profile0.8bpc.yuv420.avif', true], [SCREEN, false]] as const) {
       const input = name === SCREEN ? await fixture(name) : await corpus(name);
       const whole = await processImage(input, convert, { maxInputPixels: 100e6, maxOutputPixels: 100e6, memoryBudgetBytes: 1024 * MiB });

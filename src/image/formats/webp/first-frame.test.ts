@@ -260,7 +260,7 @@ describe('webp codec: animated WebP decodes as its first frame', () => {
     await fc.assert(
       fc.asyncProperty(mutated(bytes, 200), async (input) => {
         try {
-          const result = await processImage(input, { kind: 'convert', format: 'png', quality: 80 }, limits);
+          const result = await processImage(input, { steps: [], format: 'png', quality: 80 }, limits);
           expect(result.format).toBe('png');
         } catch (error) {
           if (!(error instanceof AppError) || !['UNSUPPORTED_FORMAT', 'FILE_TOO_LARGE'].includes(error.code)) throw error;

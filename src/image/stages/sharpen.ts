@@ -1,0 +1,160 @@
+import { clippedSrgbEncoder, srgbDecode, srgbEncode } from './colour/srgb';
+import { gaussianBytes, gaussianMask, GaussianRows, gridStep, type GaussianMask } from './gaussian';
+import { pixelWords, toByte } from './pixels';
+import type { RowSource } from './rows';
+import type { Dimensions } from '../types';
+
+/*
+ * sharp's sharpen({ sigma }) with its defaults: libvips' vips_sharpen, an unsharp mask on the
+ * lightness L* of CIELAB (in libvips' LabS, L * 327.67 as an integer): L blurred with a Gaussian of
+ * sigma (minimum amplitude 0.1), and each pixel's L moved by a curve of its difference from the
+ * blur: slope m1 = 1 within x1 = 2 L of it, m2 = 2 beyond, the change kept within +y2 = 10 and
+ * -y3 = 20. a* and b* stay: the pixel keeps its chroma and hue. As in sharp, a picture with alpha is
+ * sharpened premultiplied.
+ */
+
+const MIN_AMPLITUDE = 0.1;
+const DEFAULTS = { m1: 1, m2: 2, x1: 2, y2: 10, y3: 20 };
+const LABS_SCALE = 32767 / 100;
+const BAND_ROWS = 16;
+
+/** vips_sharpen's table: the change of L (LabS units) for each difference from the blur, indexed by difference + 32768 as libvips indexes it. */
+const CHANGE = (() => {
+  const { m1, m2, x1, y2, y3 } = DEFAULTS;
+  const lut = new Int32Array(65536);
+  for (let i = 0; i < 65536; i++) {
+    const v = (i - 32767) / 327.67;
+    let y = v < -x1 ? (v + x1) * m2 - x1 * m1 : v < x1 ? v * m1 : (v - x1) * m2 + x1 * m1;
+    y = Math.min(y2, Math.max(-y3, y));
+    lut[i] = Math.round(y * 327.67);
+  }
+  return lut;
+})();
+
+/** Linear sRGB to XYZ relative to the D65 white (X / Xn, Y, Z / Zn), as libvips' scRGB -> XYZ -> Lab. */
+const TO_XYZ = [
+  [0.4124 / 0.95047, 0.3576 / 0.95047, 0.1805 / 0.95047],
+  [0.2126, 0.7152, 0.0722],
+  [0.0193 / 1.088827, 0.1192 / 1.088827, 0.9505 / 1.088827],
+];
+/** XYZ relative to D65 back to linear sRGB. */
+const FROM_XYZ = [
+  [3.240625 * 0.95047, -1.537208, -0.498629 * 1.088827],
+  [-0.968931 * 0.95047, 1.875756, 0.041518 * 1.088827],
+  [0.05571 * 0.95047, -0.204021, 1.056996 * 1.088827],
+];
+const EPSILON = 216 / 24389;
+const KAPPA = 24389 / 27;
+/** CIELAB's f: cube root above the cut, a line below it. */
+const f = (t: number) => (t > EPSILON ? Math.cbrt(t) : (KAPPA * t + 16) / 116);
+const fInverse = (v: number) => (v > 6 / 29 ? v * v * v : (116 * v - 16) / KAPPA);
+
+/** Window rows of original pixels the stage keeps: those not yet written while the Gaussian reads ahead. */
+const heldRows = (mask: GaussianMask, step: number) => mask.radius + 1 + (step > 1 ? 3 * step : 0) + 1;
+
+/** Bytes the sharpen stage holds for a picture of `size` (memory-plan.ts): the Gaussian, and each held row's pixels and L*. */
+export function sharpenBytes(size: Dimensions, sigma: number): number {
+  const mask = gaussianMask(sigma, MIN_AMPLITUDE);
+  const step = gridStep(sigma);
+  return gaussianBytes(size, 1, mask, step) + heldRows(mask, step) * size.width * 8 + 2 * 4 * size.width + BAND_ROWS * size.width * 4;
+}
+
+/** The sharpen stage: `source` sharpened as sharp's sharpen({ sigma }), in bands, holding a window of rows. */
+export function sharpenRows(source: RowSource, sigma: number): RowSource {
+  const { width, height } = source;
+  const mask = gaussianMask(sigma, MIN_AMPLITUDE);
+  const ring = heldRows(mask, gridStep(sigma));
+  const gaussian = new GaussianRows(width, height, 1, mask, sigma);
+  // The rows the Gaussian has read ahead of the output: their pixels and their L* (LabS units).
+  const originals = new Uint8Array(ring * width * 4);
+  const lightnesses = new Int32Array(ring * width);
+  const lightness = new Float32Array(width);
+  const blurred = new Float32Array(width);
+  const out = new Uint8Array(BAND_ROWS * width * 4);
+  const encode = clippedSrgbEncoder();
+  const held = sharpenBytes({ width, height }, sigma);
+  let band: { data: Uint8Array; row: number; rows: number } | null = null;
+  let pushed = 0;
+  let y = 0;
+  const pushRow = async () => {
+    if (!band || band.row >= band.rows) {
+      const next = await source.read();
+      if (!next) throw new Error(`sharpen: the source ended before its ${height} rows`);
+      band = { data: next.data, row: 0, rows: next.rows };
+    }
+    const slot = pushed++ % ring;
+    originals.set(band.data.subarray(band.row * width * 4, (band.row + 1) * width * 4), slot * width * 4);
+    band.row++;
+    const words = pixelWords(originals.subarray(slot * width * 4, (slot + 1) * width * 4));
+    const stored = lightnesses.subarray(slot * width, (slot + 1) * width);
+    for (let x = 0; x < width; x++) lightness[x] = stored[x] = labsLightness(words[x]);
+    gaussian.push(lightness);
+  };
+  return {
+    width,
+    height,
+    model: source.model,
+    alpha: source.alpha,
+    grey: source.grey,
+    async read() {
+      if (y >= height) {
+        source.close();
+        return null;
+      }
+      const rows = Math.min(BAND_ROWS, height - y);
+      const words = pixelWords(out);
+      for (let row = 0; row < rows; row++) {
+        while (gaussian.wantsInput()) await pushRow();
+        gaussian.emit(blurred);
+        const slot = (y + row) % ring;
+        const original = pixelWords(originals.subarray(slot * width * 4, (slot + 1) * width * 4));
+        const before = lightnesses.subarray(slot * width, (slot + 1) * width);
+        for (let x = 0; x < width; x++) {
+          const L = before[x];
+          const after = Math.min(32767, Math.max(0, L + CHANGE[L - Math.round(blurred[x]) + 32768]));
+          words[row * width + x] = after === L ? original[x] : withLightness(original[x], (after - L) / LABS_SCALE, encode);
+        }
+      }
+      const result = { y, rows, data: out.subarray(0, rows * width * 4) };
+      y += rows;
+      return result;
+    },
+    heldBytes: () => source.heldBytes() + held,
+    close: () => source.close(),
+  };
+}
+
+/** Linear light of each 8-bit sRGB value. */
+const LINEAR = Float64Array.from({ length: 256 }, (_, v) => srgbDecode(v / 255));
+
+/** One channel of a pixel as linear light, premultiplied by alpha `a` as sharp sharpens (on the encoded value). */
+const linear = (value: number, a: number) => (a === 255 ? LINEAR[value] : srgbDecode((value * a) / 65025));
+
+/** L* of a pixel in LabS units (L * 327.67, truncated as libvips stores it). */
+function labsLightness(px: number): number {
+  const a = px >>> 24;
+  const y = Y_ROW[0] * linear(px & 255, a) + Y_ROW[1] * linear((px >> 8) & 255, a) + Y_ROW[2] * linear((px >> 16) & 255, a);
+  return Math.trunc((116 * f(y) - 16) * LABS_SCALE);
+}
+
+const [X_ROW, Y_ROW, Z_ROW] = TO_XYZ;
+const [R_ROW, G_ROW, B_ROW] = FROM_XYZ;
+
+/** The pixel with its L* moved by `change`, a* and b* kept: each of f(X), f(Y), f(Z) moves by change / 116. */
+function withLightness(px: number, change: number, encode: (linear: number) => number): number {
+  const a = px >>> 24;
+  const r = linear(px & 255, a);
+  const g = linear((px >> 8) & 255, a);
+  const b = linear((px >> 16) & 255, a);
+  const shift = change / 116;
+  const X = fInverse(f(X_ROW[0] * r + X_ROW[1] * g + X_ROW[2] * b) + shift);
+  const Y = fInverse(f(Y_ROW[0] * r + Y_ROW[1] * g + Y_ROW[2] * b) + shift);
+  const Z = fInverse(f(Z_ROW[0] * r + Z_ROW[1] * g + Z_ROW[2] * b) + shift);
+  const red = R_ROW[0] * X + R_ROW[1] * Y + R_ROW[2] * Z;
+  const green = G_ROW[0] * X + G_ROW[1] * Y + G_ROW[2] * Z;
+  const blue = B_ROW[0] * X + B_ROW[1] * Y + B_ROW[2] * Z;
+  if (a === 255) return encode(red) | (encode(green) << 8) | (encode(blue) << 16) | (a << 24);
+  // Un-premultiplied on the encoded values, as sharp does after sharpening.
+  const straight = (value: number) => (a === 0 ? 0 : toByte((255 * 255 * srgbEncode(Math.min(1, Math.max(0, value)))) / a));
+  return straight(red) | (straight(green) << 8) | (straight(blue) << 16) | (a << 24);
+}
