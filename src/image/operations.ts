@@ -115,7 +115,7 @@ export interface RunOptions {
    * Called with the run's predicted peak once it is planned, before anything is decoded; resolves
    * when the run may start (admission by memory) with the function that releases it.
    */
-  admit?: (peakBytes: number) => Promise<() => void>;
+  admit?: (peakBytes: number, estimatedWorkMs: number) => Promise<() => void>;
   /** How the run shares the isolate's thread at its yield points (run-context.ts). */
   share?: CpuTurns;
   /** Time each stage (stage-profile.ts): ProcessedImage.stagesMs. */

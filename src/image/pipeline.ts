@@ -56,7 +56,7 @@ export async function processImageInto(input: Uint8Array, transform: Transform, 
   if (stripsLosslessly(transform) && outputFormat === header.format && file.strip) {
     const bytes = file.strip();
     const held = input.byteLength + bytes.byteLength;
-    const release = options.admit ? await options.admit(held) : () => {};
+    const release = options.admit ? await options.admit(held, 0) : () => {};
     try {
       const sink = target.open(header.format, bytes.byteLength);
       sink.writeOwned(bytes);
@@ -70,7 +70,7 @@ export async function processImageInto(input: Uint8Array, transform: Transform, 
   const plan = planProcessing({ file, outputFormat, transform, limits, resultHeldBytes: target.heldBytes });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
   const plannedPeakBytes = peakBytes(memoryPlan(plan));
-  const release = options.admit ? await options.admit(plannedPeakBytes) : () => {};
+  const release = options.admit ? await options.admit(plannedPeakBytes, estimatedWorkMs(plan)) : () => {};
   try {
     const profile = await readColourProfile(header.colour);
     const meter = new MemoryMeter(input.byteLength);
@@ -117,6 +117,26 @@ function stripsLosslessly(transform: Transform): boolean {
 /** Work a decoded pixel takes: the decode (of all the stored pixels shrink-on-load skips) and colour conversion. */
 function decodeWork(plan: ProcessingPlan, profile: ColourProfile | null): number {
   return plan.file.format.work.decode * plan.decode.shrink * plan.decode.shrink + (profile ? STAGE_NS.colour : 0);
+}
+
+/**
+ * The work the run's steps will report (run-context.ts doWork), in ms: the decoded pixels, each
+ * stage's, and the encoded ones, by the same figures; the admission tells requests behind the run
+ * how long they would wait from it (src/admission).
+ */
+export function estimatedWorkMs(plan: ProcessingPlan): number {
+  const pixels = ({ width, height }: Dimensions) => width * height;
+  const colour = plan.file.header.colour ? STAGE_NS.colour : 0;
+  let ns = pixels(plan.decoded) * (plan.file.format.work.decode * plan.decode.shrink * plan.decode.shrink + colour);
+  let size = plan.decoded;
+  for (const stage of plan.stages) {
+    if (stage.kind === 'crop') size = stage.region;
+    else if (stage.kind === 'resize') {
+      size = stage.to;
+      ns += pixels(size) * STAGE_NS.resize;
+    } else ns += pixels(size) * STAGE_NS[stage.kind];
+  }
+  return (ns + pixels(plan.output) * FORMATS[plan.outputFormat].work.encode) / 1e6;
 }
 
 /** Estimated nanoseconds a pixel takes in the TypeScript stages (measured in workerd on the 12 MP photo). */

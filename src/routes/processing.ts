@@ -129,10 +129,10 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   const run = (target: ResultTarget) => {
     const share = cpuShare.run();
     return processImageInto(upload.bytes, operation, pixelLimits, target, {
-      admit: async (peakBytes) => {
+      admit: async (peakBytes, estimatedMs) => {
         const admitted = cpuShare.waitForMemory();
         try {
-          return await memory.admit(peakBytes, c.get('clientSignal'), hold);
+          return await memory.admit(peakBytes, c.get('clientSignal'), hold, { estimatedMs, doneMs: share.workedMs });
         } finally {
           admitted();
         }
