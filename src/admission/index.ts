@@ -254,11 +254,11 @@ const DEFAULT_MAX_WAIT_MS = 10_000;
 const WALL_PER_WORK_MS = 1.5;
 
 /**
- * A body not yet planned: its run's work guessed from its size. A 12 MP JPEG photo (5 MB) takes
- * about a second of work and a 1 MP one (0.4 MB) about 60 ms: 150-200 ms a MB, counted once for the
- * two copies its reservation counts.
+ * A body not yet planned: its run's work guessed from its size, until the run's own estimate takes
+ * over. A 12 MP JPEG photo (5 MB) takes about a second of work, a 1 MP one (0.4 MB) about 60 ms,
+ * a 15 MP PNG (45 MB) about 1.5 s: 30-200 ms a MB of body, and the reservation counts two copies.
  */
-const UPLOAD_WORK_MS_PER_RESERVED_MB = 100;
+const UPLOAD_WORK_MS_PER_RESERVED_MB = 50;
 
 function uploadWorkMs(reservedBytes: number): number {
   return (reservedBytes / 2 ** 20) * UPLOAD_WORK_MS_PER_RESERVED_MB;
