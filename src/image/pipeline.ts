@@ -120,14 +120,16 @@ function decodeWork(plan: ProcessingPlan, profile: ColourProfile | null): number
 }
 
 /**
- * The work the run's steps will report (run-context.ts doWork), in ms: the decoded pixels, each
- * stage's, and the encoded ones, by the same figures; the admission tells requests behind the run
- * how long they would wait from it (src/admission).
+ * How long the run will work, in ms: the decode (of the stored pixels shrink-on-load skips too),
+ * each stage's pixels and the encode, by the formats' measured costs and the stages' figures; the
+ * admission tells requests behind the run how long they would wait from it (src/admission).
  */
 export function estimatedWorkMs(plan: ProcessingPlan): number {
   const pixels = ({ width, height }: Dimensions) => width * height;
+  const input = plan.file.format.cost;
+  const output = FORMATS[plan.outputFormat].cost;
   const colour = plan.file.header.colour ? STAGE_NS.colour : 0;
-  let ns = pixels(plan.decoded) * (plan.file.format.work.decode * plan.decode.shrink * plan.decode.shrink + colour);
+  let ns = pixels(plan.decoded) * (input.decode * plan.decode.shrink * plan.decode.shrink + colour);
   let size = plan.decoded;
   for (const stage of plan.stages) {
     if (stage.kind === 'crop') size = stage.region;
@@ -136,7 +138,7 @@ export function estimatedWorkMs(plan: ProcessingPlan): number {
       ns += pixels(size) * STAGE_NS.resize;
     } else ns += pixels(size) * STAGE_NS[stage.kind];
   }
-  return (ns + pixels(plan.output) * FORMATS[plan.outputFormat].work.encode) / 1e6;
+  return (ns + pixels(plan.output) * output.encode) / 1e6 + output.encoderMs;
 }
 
 /** Estimated nanoseconds a pixel takes in the TypeScript stages (measured in workerd on the 12 MP photo). */

@@ -30,9 +30,10 @@ describe("a run's estimated work", () => {
     expect(blurred.announced).toBeGreaterThan(small.announced);
   });
 
-  it('is what the run then reports at its turns, give or take what the turns measure of its pace', async () => {
+  it('is near what the run then reports at its turns (its work, corrected by the pace its turns measure)', async () => {
     const { announced, done } = await announcedAndDone(await corpus('photos/photo-12mp.jpg'), { steps: [{ op: 'resize', width: 1600, keepAspectRatio: true }], format: 'webp', quality: 80 });
-    expect(done).toBeGreaterThan(announced / 10);
-    expect(done).toBeLessThan(announced * 10);
+    console.log(`12 MP JPEG to 1600 px WebP: announced ${announced.toFixed(0)} ms, reported ${done.toFixed(0)} ms`);
+    expect(done).toBeGreaterThan(announced / 4);
+    expect(done).toBeLessThan(announced * 4);
   });
 });

@@ -126,20 +126,26 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   hold.shrinkTo(upload.bytes.byteLength);
   const now = c.get('clock')();
   let ranUntil = 0;
+  let estimatedWorkMs = 0;
+  let workedMs = 0;
   const run = (target: ResultTarget) => {
     const share = cpuShare.run();
     return processImageInto(upload.bytes, operation, pixelLimits, target, {
       admit: async (peakBytes, estimatedMs) => {
+        estimatedWorkMs = estimatedMs;
         const admitted = cpuShare.waitForMemory();
+        startTime(c, 'admission', 'waiting for memory beside other runs');
         try {
           return await memory.admit(peakBytes, c.get('clientSignal'), hold, { estimatedMs, doneMs: share.workedMs });
         } finally {
+          endTime(c, 'admission');
           admitted();
         }
       },
       share,
       profile: settings.diagnosticHeaders,
     }).finally(() => {
+      workedMs = share.workedMs();
       share.end();
       ranUntil = Date.now();
     });
@@ -161,6 +167,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
     c.header('X-Isolate-Peak-Bytes', String(memory.peakHeldBytes));
     c.header('X-Isolate-Budget-Bytes', String(pixelLimits.memoryBudgetBytes));
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
+    c.header('X-Pipeline-Work-Ms', `estimated=${Math.round(estimatedWorkMs)}, reported=${Math.round(workedMs)}`);
     c.header('X-Pipeline-Planned-Bytes', String(Math.ceil(image.plannedPeakBytes)));
   }
   saved.delivered();

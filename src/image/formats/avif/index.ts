@@ -25,6 +25,7 @@ export const avif = defineFormat({
   windowAlwaysSuffices: ({ container }) => CALLS_SUSPEND && windowAlwaysSuffices(container),
   // Frames and tiles yield on their own (dav1d.ts, encode.ts); bands are converted from YUV or gathered into tiles.
   work: { decode: 15, encode: 2 },
+  cost: { decode: 50, encode: 160, encoderMs: 12 },
   shrinkFactors: [1],
   maxDimension: 65_536,
   supportsAlpha: true,

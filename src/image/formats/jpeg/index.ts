@@ -20,6 +20,7 @@ export const jpeg = defineFormat({
   decode: (bytes, header, options) => openJpegDecode(bytes, header.frame, options),
   // Without the optimised tables' pass, which yields on its own (libjpeg.ts).
   work: { decode: 12, encode: 20 },
+  cost: { decode: 4, encode: 7, encoderMs: 1 },
   shrinkFactors: JPEG_SHRINK_FACTORS,
   maxDimension: 65_535,
   supportsAlpha: false,

@@ -18,6 +18,7 @@ export const png = defineFormat({
   strip: stripPng,
   decode: openPng,
   work: { decode: 20, encode: 55 },
+  cost: { decode: 9, encode: 45, encoderMs: 1 },
   shrinkFactors: [1],
   maxDimension: 2 ** 31 - 1,
   supportsAlpha: true,

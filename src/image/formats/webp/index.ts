@@ -21,6 +21,7 @@ export const webp = defineFormat({
   decode: openWebpDecode,
   // The encode proper is one call that yields on its own (libwebp.ts); bands are imported into its picture.
   work: { decode: 20, encode: 10 },
+  cost: { decode: 20, encode: 100, encoderMs: 3 },
   shrinkFactors: [1],
   maxDimension: 16_383,
   supportsAlpha: true,
