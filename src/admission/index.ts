@@ -37,6 +37,9 @@ export class MemoryAdmission {
   private overtaking = 0;
   private peak = 0;
   private running = 0;
+  /** See wallPerWork. */
+  private scale = WALL_PER_WORK_MS;
+  private learntAt = Date.now();
   private readonly runs: Waiting[] = [];
   private readonly uploads: Waiting[] = [];
 
@@ -83,8 +86,8 @@ export class MemoryAdmission {
     const first = this.runs[0] ?? this.uploads[0];
     const workMs = () => uploadWorkMs(bytes);
     if (this.goesFirst(bytes, 0, first)) return this.take(bytes, first !== undefined, workMs);
-    this.refuseIfLong(bytes, 0, [...this.runs, ...this.uploads]);
-    return this.wait(this.uploads, bytes, 0, workMs(), () => this.take(bytes, false, workMs), signal);
+    const workTimeMs = this.refuseIfLong(bytes, 0, [...this.runs, ...this.uploads]);
+    return this.wait(this.uploads, bytes, 0, workMs(), workTimeMs, () => this.take(bytes, false, workMs), signal);
   }
 
   /**
@@ -107,26 +110,54 @@ export class MemoryAdmission {
       };
     };
     if (this.goesFirst(bytes, own, this.runs[0])) return enter(this.runs.length > 0);
-    this.refuseIfLong(bytes, own, this.runs);
-    return this.wait(this.runs, bytes, own, workMs(), enter, signal);
+    const workTimeMs = this.refuseIfLong(bytes, own, this.runs);
+    return this.wait(this.runs, bytes, own, workMs(), workTimeMs, enter, signal);
   }
 
   /**
    * The wall-clock ms a request of `bytes` would wait, behind `ahead`: the simulated work-time
-   * (expected-wait.ts) times WALL_PER_WORK_MS, as runs get only part of the thread beside short
-   * requests, and estimates err.
+   * (expected-wait.ts) times what waits have really taken per ms of it lately (`wallPerWork`): runs
+   * get only part of the thread beside short requests and beside runs that come later, and
+   * estimates err.
    */
   expectedWaitMs(bytes: number, own = 0, ahead: Waiting[] = [...this.runs, ...this.uploads]): number {
+    return this.workTimeBefore(bytes, own, ahead) * this.wallPerWork();
+  }
+
+  /** Ms of work-time before a request of `bytes` fits (expected-wait.ts); its own upload is counted already and becomes part of its run. */
+  private workTimeBefore(bytes: number, own: number, ahead: Waiting[]): number {
     const running: Holder[] = [...this.holders].map((holder) => ({ bytes: holder.bytes(), workMs: holder.workMs() }));
     const lent = this.spare?.lentExcessBytes ?? 0;
     if (lent > 0) running.push({ bytes: lent, workMs: 0 });
-    // Its own upload is counted already and becomes part of its run.
-    return expectedStartMs(Math.max(0, bytes - own), this.budgetBytes(), running, ahead) * WALL_PER_WORK_MS;
+    return expectedStartMs(Math.max(0, bytes - own), this.budgetBytes(), running, ahead);
   }
 
-  private refuseIfLong(bytes: number, own: number, ahead: Waiting[]): void {
-    const waitMs = this.expectedWaitMs(bytes, own, ahead);
+  /** Refuses a request whose wait would pass maxStartWaitMs; returns its work-time before it starts. */
+  private refuseIfLong(bytes: number, own: number, ahead: Waiting[]): number {
+    const workTimeMs = this.workTimeBefore(bytes, own, ahead);
+    const waitMs = workTimeMs * this.wallPerWork();
     if (waitMs > this.maxStartWaitMs) throw serverBusy(waitMs);
+    return workTimeMs;
+  }
+
+  /**
+   * Wall ms per ms of expected work-time, learnt from the requests that waited: each wait moves it a
+   * fifth of the way to what that one took, and it falls back towards WALL_PER_WORK_MS over about
+   * half a minute without waits (a burst's congestion passes).
+   */
+  private wallPerWork(): number {
+    const now = Date.now();
+    const fade = Math.exp(-(now - this.learntAt) / SCALE_MEMORY_MS);
+    this.scale = WALL_PER_WORK_MS + (this.scale - WALL_PER_WORK_MS) * fade;
+    this.learntAt = now;
+    return this.scale;
+  }
+
+  private learn(workTimeMs: number, waitedMs: number): void {
+    // Waits of a few ms say more about timers than about the work before them.
+    if (workTimeMs < 50) return;
+    const observed = Math.min(MAX_WALL_PER_WORK, Math.max(1, waitedMs / workTimeMs));
+    this.scale = this.wallPerWork() * 0.8 + observed * 0.2;
   }
 
   /**
@@ -174,7 +205,8 @@ export class MemoryAdmission {
   }
 
   /** Queues a request; `enter` counts it, at the moment it is let in (so the next in line sees it counted). */
-  private wait<T>(queue: Waiting[], bytes: number, own: number, workMs: number, enter: () => T, signal?: AbortSignal): Promise<T> {
+  private wait<T>(queue: Waiting[], bytes: number, own: number, workMs: number, workTimeMs: number, enter: () => T, signal?: AbortSignal): Promise<T> {
+    const queuedAt = Date.now();
     return new Promise<T>((resolve, reject) => {
       const leave = (error: unknown) => {
         const index = queue.indexOf(entry);
@@ -191,6 +223,7 @@ export class MemoryAdmission {
         start: () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
+          this.learn(workTimeMs, Date.now() - queuedAt);
           resolve(enter());
         },
       };
@@ -248,10 +281,12 @@ export const MAX_START_WAIT_MS = 3_000;
 const DEFAULT_MAX_WAIT_MS = 10_000;
 
 /**
- * Wall-clock ms a run takes per ms of estimated work beside others: short requests go first at
- * its turns (src/admission/cpu-share.ts guarantees it a share), and the estimates err.
+ * Wall-clock ms per ms of expected work-time with nothing learnt: short requests go first at the
+ * runs' turns (src/admission/cpu-share.ts guarantees the runs half), and the estimates err.
  */
 const WALL_PER_WORK_MS = 1.5;
+const MAX_WALL_PER_WORK = 20;
+const SCALE_MEMORY_MS = 30_000;
 
 /**
  * A body not yet planned: its run's work guessed from its size, until the run's own estimate takes
