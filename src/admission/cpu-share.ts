@@ -1,3 +1,5 @@
+import { WORK_BETWEEN_TURNS_ALONE_NS, WORK_BETWEEN_TURNS_CONTENDED_NS } from '../image/run-context';
+
 /**
  * Sharing the isolate's one thread. An isolate runs one piece of JavaScript at a time, so a long
  * pipeline run (seconds of codec work) would hold up every other request in it: their D1, Durable
@@ -48,15 +50,38 @@ export class CpuShare {
 
   /**
    * A pipeline run: whether others are in the isolate beside it, and its turn at a yield point. A run
-   * counts as long from its first turn (short runs never reach one) until `end()`.
+   * counts as long once its estimated work (`expect`) says so, or from its first turn without one,
+   * until `end()`; a run expected to be short (a thumbnail) does not pause at its turns, and long ones
+   * pause for it, unless it turns out to work longer.
    */
   run(): RunShare {
     let long = false;
     let ended = false;
     let workedMs = 0;
+    let expectedMs: number | null = null;
     const startedAt = Date.now();
+    const becomeLong = () => {
+      if (long || ended) return;
+      long = true;
+      this.longRuns++;
+      // A run paused for this request, while it was still a short one, need not wait any more.
+      this.wake();
+    };
     return {
       workedMs: () => workedMs,
+      // Beside others, a long run that has had less than its share works longer between turns: each
+      // turn waits for whatever the other requests do in the meantime, so short slices alone would
+      // leave it a few ms in every hundred.
+      sliceNs: () => {
+        const contended = this.requests > 1 || (this.leftAt >= startedAt && Date.now() - this.leftAt < LINGER_MS);
+        if (!contended) return WORK_BETWEEN_TURNS_ALONE_NS;
+        if (!long || this.longRunsHadTheirShare()) return WORK_BETWEEN_TURNS_CONTENDED_NS;
+        return SLICE_BEHIND_MS * 1e6;
+      },
+      expect: (ms: number) => {
+        expectedMs = ms;
+        if (ms >= LONG_RUN_MS) becomeLong();
+      },
       // A request that answered while this run went on still has its answer to send, which the
       // runtime writes between turns (one that answered before the run began has sent it).
       contended: () => this.requests > 1 || (this.leftAt >= startedAt && Date.now() - this.leftAt < LINGER_MS),
@@ -65,13 +90,10 @@ export class CpuShare {
         // After the run, its request is a short one storing its result (the last part of a large
         // file): it would only wait for itself.
         if (ended) return macrotask();
+        // Known to be short: a turn of the event loop, and on; it will be done in a moment.
+        if (!long && expectedMs !== null && expectedMs < LONG_RUN_MS && workedMs < LONG_RUN_MS) return macrotask();
+        becomeLong();
         this.recentWorkMs += sliceMs;
-        if (!long) {
-          long = true;
-          this.longRuns++;
-          // A run paused for this request, while it was still a short one, need not wait any more.
-          this.wake();
-        }
         for (let pass = 0; pass < passes && this.shortRequests() === 0; pass++) await macrotask();
         if (this.shortRequests() > 0 && this.longRunsHadTheirShare()) await this.pause();
         else if (this.shortRequests() > 0) await macrotask();
@@ -121,7 +143,9 @@ export class CpuShare {
         }
         resolve();
       };
-      const timer = setTimeout(resume, MAX_PAUSE_MS);
+      // No longer than keeps the long runs at their share (nor than MAX_PAUSE_MS).
+      const allowedMs = this.recentWorkMs / LONG_RUNS_SHARE - this.recentWorkMs - this.recentPausedMs;
+      const timer = setTimeout(resume, Math.max(1, Math.min(MAX_PAUSE_MS, allowedMs || MAX_PAUSE_MS)));
       this.paused.add(resume);
     });
   }
@@ -147,6 +171,10 @@ export interface RunShare {
   turn(passes?: number, sliceMs?: number): Promise<void>;
   /** Estimated ms of work the run has reported at its turns. */
   workedMs(): number;
+  /** The run's estimated work, once it is admitted (pipeline.ts estimatedWorkMs). */
+  expect(ms: number): void;
+  /** Work (ns) before the next turn: longer for a long run that has had less than its share. */
+  sliceNs(): number;
   end(): void;
 }
 
@@ -155,6 +183,12 @@ export interface RunShare {
  * 20-60 ms, so this is rarely reached; when short ones keep coming, the long run still moves on.
  */
 const MAX_PAUSE_MS = 250;
+
+/** Work between turns of a long run behind its share (run-context.ts has the others). */
+const SLICE_BEHIND_MS = 25;
+
+/** A run expected to work at least this long is a long one from the start (see run()). */
+const LONG_RUN_MS = 100;
 
 /** The part of the time the long runs keep beside short requests (see the class). */
 const LONG_RUNS_SHARE = 0.5;

@@ -5,7 +5,7 @@ import { MemoryPool } from '../image/codecs/memory-pool';
 const MB = 2 ** 20;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 /** The queue's order and memory rules, apart from refusals of long waits (tested on their own below). */
-const WAIT_AS_LONG_AS_IT_TAKES = { maxStartWaitMs: Infinity };
+const WAIT_AS_LONG_AS_IT_TAKES = { maxWaitMs: Infinity };
 
 /** A run admitted when it fits: whether it has started yet, and its release once it has. */
 function admitLater(admission: MemoryAdmission, bytes: number) {
@@ -91,7 +91,7 @@ describe('MemoryAdmission', () => {
     upload.shrinkTo(45 * MB); // the parsed form dropped: the pipeline's copy is left
     await settle();
     expect(secondRead).toBe(false); // 45 + 90 > 100
-    const run = await admission.admit(55 * MB, undefined, upload); // its 45 MB input is part of the 55
+    const run = await admission.admit(55 * MB, { upload }); // its 45 MB input is part of the 55
     expect(admission.heldBytes).toBe(55 * MB);
     upload.release(); // taken over: releasing it again changes nothing
     expect(admission.heldBytes).toBe(55 * MB);
@@ -115,7 +115,7 @@ describe('MemoryAdmission', () => {
   });
 
   it('answers 503 SERVER_BUSY with Retry-After to an upload that waited too long', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 50, maxStartWaitMs: Infinity });
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 50 });
     const running = await admission.admit(90 * MB);
     const refused = await admission.reserve(40 * MB).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'SERVER_BUSY', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
@@ -127,7 +127,7 @@ describe('MemoryAdmission', () => {
     const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const running = await admission.admit(90 * MB);
     const controller = new AbortController();
-    const aborted = admission.admit(50 * MB, controller.signal);
+    const aborted = admission.admit(50 * MB, { signal: controller.signal });
     let nextStarted = false;
     void admission.admit(5 * MB).then(() => (nextStarted = true));
     controller.abort(new Error('client went away'));
@@ -140,7 +140,7 @@ describe('MemoryAdmission', () => {
   it('lets warm codec memories go when what it counts would not fit beside them', async () => {
     const pool = new MemoryPool(48 * MB);
     pool.give('jpeg-encoder', new WebAssembly.Memory({ initial: 40 * 16 }), 0);
-    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 1_000, maxStartWaitMs: Infinity, spare: pool });
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: Infinity, spare: pool });
     const release = await admission.admit(50 * MB); // 50 + 40 fit
     expect(pool.idleBytes).toBe(40 * MB);
     const upload = await admission.reserve(20 * MB); // 70 + 40 would not
@@ -153,7 +153,7 @@ describe('MemoryAdmission', () => {
     const pool = new MemoryPool(48 * MB);
     pool.give('jpeg-encoder', new WebAssembly.Memory({ initial: 40 * 16 }), 0);
     const warm = pool.take('jpeg-encoder')!;
-    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 1_000, maxStartWaitMs: Infinity, spare: pool });
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: Infinity, spare: pool });
     const small = await admission.admit(2 * MB);
     const giveBack = pool.lend(warm, () => 1 * MB); // the small run's encoder counts 1 of its 40 MB
     const large = admitLater(admission, 70 * MB);
@@ -167,10 +167,10 @@ describe('MemoryAdmission', () => {
   });
 
   it('refuses at once, with the expected wait as Retry-After, a request that could not start within the limit', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB, { maxStartWaitMs: 3000 });
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 3000 });
     const work = (estimatedMs: number, done = 0) => ({ estimatedMs, doneMs: () => done });
-    const large = await admission.admit(80 * MB, undefined, undefined, work(4000, 1000)); // 3 s of work left
-    const refused = await admission.admit(50 * MB, undefined, undefined, work(500)).catch((error: unknown) => error);
+    const large = await admission.admit(80 * MB, { work: work(4000, 1000) }); // 3 s of work left
+    const refused = await admission.admit(50 * MB, { work: work(500) }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'SERVER_BUSY', headers: { 'Retry-After': '5' } }); // 3 s of work at 1.5x
     const upload = await admission.reserve(10 * MB); // fits now: small work still goes first
     upload.release();
@@ -178,8 +178,8 @@ describe('MemoryAdmission', () => {
   });
 
   it('lets a request wait when the work before it ends within the limit', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB, { maxStartWaitMs: 3000 });
-    const large = await admission.admit(80 * MB, undefined, undefined, { estimatedMs: 1000, doneMs: () => 0 });
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 3000 });
+    const large = await admission.admit(80 * MB, { work: { estimatedMs: 1000, doneMs: () => 0 } });
     const waiting = admitLater(admission, 50 * MB);
     await settle();
     expect(waiting.started()).toBe(false);
@@ -190,8 +190,8 @@ describe('MemoryAdmission', () => {
   });
 
   it('refuses an upload before its body is read when the runs before it would keep it waiting too long', async () => {
-    const admission = new MemoryAdmission(() => 100 * MB, { maxStartWaitMs: 3000 });
-    const large = await admission.admit(90 * MB, undefined, undefined, { estimatedMs: 6000, doneMs: () => 0 });
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 3000 });
+    const large = await admission.admit(90 * MB, { work: { estimatedMs: 6000, doneMs: () => 0 } });
     await expect(admission.reserve(2 * 20 * MB)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
     expect(admission.heldBytes).toBe(90 * MB);
     large();

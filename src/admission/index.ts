@@ -20,11 +20,15 @@ export interface RunWork {
  * What is counted together never exceeds the budget, except one request alone (nothing else
  * counted), which is always let in: waiting would wait for nothing. What does not fit waits in
  * arrival order, runs before uploads not yet read (a run's end frees memory, an upload's start
- * takes it), and gives up after `maxWaitMs` with 503 SERVER_BUSY and Retry-After; a request whose
- * client hangs up leaves the queue at once. So a small request beside a large one starts at once
- * instead of queueing behind it, and it also goes past large ones that wait, when it fits now and
- * what went past (it included) leaves room for the first in line: the one it goes past would not
- * start any sooner without it (a 32x32 conversion once waited 4 s behind a 24 MP one that waited).
+ * takes it), for at most `maxWaitMs`, then 503 SERVER_BUSY; a request whose client hangs up leaves
+ * the queue at once. A request expected to wait longer than that, judged from the work left in what
+ * runs and waits before it (expected-wait.ts), is refused at once with 503 and a Retry-After of
+ * that wait, before its body is read where it is an upload: the client learns in milliseconds,
+ * not after the wait. Small work goes first: a request that fits now goes past large ones that
+ * wait when what went past (it included) leaves room for the first in line, so the one it goes
+ * past starts no later (a 32x32 conversion once waited 4 s behind a 24 MP one that waited); and
+ * a run expected to be short (under SHORT_RUN_MS) goes past whenever it fits now, since it delays
+ * the first in line by no more than its own few milliseconds.
  * Memory held for nobody (`spare`: codec memories kept warm for the next instance) is let go as
  * soon as it no longer fits beside what is counted; what a warm memory lent to a run holds beyond
  * the run's own count is counted beside the runs until it comes back.
@@ -44,15 +48,13 @@ export class MemoryAdmission {
   private readonly uploads: Waiting[] = [];
 
   private readonly maxWaitMs: number;
-  private readonly maxStartWaitMs: number;
   private readonly spare?: Spare;
 
   constructor(
     private readonly budgetBytes: () => number,
-    options: { maxWaitMs?: number; maxStartWaitMs?: number; spare?: Spare } = {},
+    options: { maxWaitMs?: number; spare?: Spare } = {},
   ) {
-    this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-    this.maxStartWaitMs = options.maxStartWaitMs ?? MAX_START_WAIT_MS;
+    this.maxWaitMs = options.maxWaitMs ?? MAX_WAIT_MS;
     this.spare = options.spare;
     this.spare?.onReturn(() => this.startWaiting());
   }
@@ -82,19 +84,20 @@ export class MemoryAdmission {
    * Waits until an upload of `bytes` fits (see the class), and counts it until the returned hold
    * is released, shrunk or taken over by its run.
    */
-  async reserve(bytes: number, signal?: AbortSignal): Promise<Hold> {
+  async reserve(bytes: number, options: { signal?: AbortSignal } = {}): Promise<Hold> {
     const first = this.runs[0] ?? this.uploads[0];
     const workMs = () => uploadWorkMs(bytes);
-    if (this.goesFirst(bytes, 0, first)) return this.take(bytes, first !== undefined, workMs);
+    if (this.goesFirst(bytes, 0, first, workMs())) return this.take(bytes, first !== undefined, workMs);
     const workTimeMs = this.refuseIfLong(bytes, 0, [...this.runs, ...this.uploads]);
-    return this.wait(this.uploads, bytes, 0, workMs(), workTimeMs, () => this.take(bytes, false, workMs), signal);
+    return this.wait(this.uploads, bytes, 0, workMs(), workTimeMs, () => this.take(bytes, false, workMs), options.signal);
   }
 
   /**
    * Waits until a run needing `bytes` fits beside what else is counted, `upload` (its own upload's
    * reservation, now part of `bytes`) aside; returns the release.
    */
-  async admit(bytes: number, signal?: AbortSignal, upload?: Hold, work?: RunWork): Promise<() => void> {
+  async admit(bytes: number, options: { signal?: AbortSignal; upload?: Hold; work?: RunWork } = {}): Promise<() => void> {
+    const { signal, upload, work } = options;
     const own = upload?.bytes ?? 0;
     const workMs = work ? () => Math.max(0, work.estimatedMs - work.doneMs()) : () => uploadWorkMs(bytes);
     const enter = (overtakes = false) => {
@@ -109,7 +112,7 @@ export class MemoryAdmission {
         run.release();
       };
     };
-    if (this.goesFirst(bytes, own, this.runs[0])) return enter(this.runs.length > 0);
+    if (this.goesFirst(bytes, own, this.runs[0], workMs())) return enter(this.runs.length > 0);
     const workTimeMs = this.refuseIfLong(bytes, own, this.runs);
     return this.wait(this.runs, bytes, own, workMs(), workTimeMs, enter, signal);
   }
@@ -132,11 +135,11 @@ export class MemoryAdmission {
     return expectedStartMs(Math.max(0, bytes - own), this.budgetBytes(), running, ahead);
   }
 
-  /** Refuses a request whose wait would pass maxStartWaitMs; returns its work-time before it starts. */
+  /** Refuses a request expected to wait longer than maxWaitMs; returns its work-time before it starts. */
   private refuseIfLong(bytes: number, own: number, ahead: Waiting[]): number {
     const workTimeMs = this.workTimeBefore(bytes, own, ahead);
     const waitMs = workTimeMs * this.wallPerWork();
-    if (waitMs > this.maxStartWaitMs) throw serverBusy(waitMs);
+    if (waitMs > this.maxWaitMs) throw serverBusy(waitMs);
     return workTimeMs;
   }
 
@@ -163,11 +166,11 @@ export class MemoryAdmission {
   /**
    * Whether a request starts now: it fits, and either nobody is in line before it (`first`), or
    * what went past the first in line, it included, still leaves that one room once the rest is
-   * released.
+   * released, or it is short work (see the class).
    */
-  private goesFirst(bytes: number, own: number, first: Waiting | undefined): boolean {
+  private goesFirst(bytes: number, own: number, first: Waiting | undefined, workMs: number): boolean {
     if (!this.fits(bytes, own)) return false;
-    return !first || this.overtaking + bytes + first.bytes <= this.budgetBytes();
+    return !first || workMs < SHORT_RUN_MS || this.overtaking + bytes + first.bytes <= this.budgetBytes();
   }
 
   private fits(bytes: number, own: number): boolean {
@@ -228,7 +231,10 @@ export class MemoryAdmission {
         },
       };
       const onAbort = () => leave(signal!.reason);
-      const timer = setTimeout(() => leave(serverBusy(0, this.maxWaitMs)), this.maxWaitMs);
+      const timer = setTimeout(() => {
+        this.learn(workTimeMs, this.maxWaitMs);
+        leave(serverBusy(this.workTimeBefore(bytes, own, queue.slice(0, queue.indexOf(entry))) * this.wallPerWork()));
+      }, this.maxWaitMs);
       queue.push(entry);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -274,11 +280,14 @@ interface Waiting {
   start: () => void;
 }
 
-/** A request that could not start within this long is told so at once, rather than after waiting. */
-export const MAX_START_WAIT_MS = 3_000;
+/**
+ * The longest a request waits for memory: one expected to wait longer is told so at once, and one
+ * still waiting then is told so then, so that every 503 leaves within 2 s of its request.
+ */
+export const MAX_WAIT_MS = 1_800;
 
-/** The longest a request that was let into the queue waits (its wait was expected under MAX_START_WAIT_MS). */
-const DEFAULT_MAX_WAIT_MS = 10_000;
+/** A run expected to work less than this goes past waiting ones whenever it fits (see the class). */
+const SHORT_RUN_MS = 100;
 
 /**
  * Wall-clock ms per ms of expected work-time with nothing learnt: short requests go first at the
@@ -299,14 +308,15 @@ function uploadWorkMs(reservedBytes: number): number {
   return (reservedBytes / 2 ** 20) * UPLOAD_WORK_MS_PER_RESERVED_MB;
 }
 
-/** 503 SERVER_BUSY: `expectedMs` is how long it would have waited (0: it waited `waitedMs` and gave up). */
-function serverBusy(expectedMs: number, waitedMs = 0): AppError {
-  const retryAfter = Math.max(1, Math.ceil((expectedMs || waitedMs) / 1000));
-  const message =
-    waitedMs > 0
-      ? `The server is busy with other large images and could not start this one within ${Math.round(waitedMs / 1000)} seconds. Retry in a few seconds.`
-      : `The server is busy with other large images: this one could not start for about ${retryAfter} seconds. Retry after ${retryAfter} seconds.`;
-  return new AppError('SERVER_BUSY', message, undefined, { 'Retry-After': String(retryAfter) });
+/** 503 SERVER_BUSY, with how long the request would (still) have waited as Retry-After. */
+function serverBusy(expectedMs: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil(expectedMs / 1000));
+  return new AppError(
+    'SERVER_BUSY',
+    `The server is busy with other large images: this one could not start for about ${retryAfter} second${retryAfter === 1 ? '' : 's'}. Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+    undefined,
+    { 'Retry-After': String(retryAfter) },
+  );
 }
 
 let isolateAdmission: MemoryAdmission | null = null;

@@ -130,6 +130,8 @@ export interface CpuTurns {
    * request came in meanwhile, and others had their go; `sliceMs` is the estimated work since the last turn.
    */
   turn(passes?: number, sliceMs?: number): Promise<void>;
+  /** How much work (ns) to do before the next turn, where the share decides it (run-context.ts has the defaults). */
+  sliceNs?(): number;
 }
 
 /** A run's result, written into its sink. */

@@ -40,7 +40,7 @@ export function currentRun(): RunContext | undefined {
  * Work between turns while other requests are in the isolate: each of their steps (D1, the rate
  * limiter, R2) can only go on at a turn, so a short request waits at most about this long at each.
  */
-const WORK_BETWEEN_TURNS_CONTENDED_NS = 3_000_000;
+export const WORK_BETWEEN_TURNS_CONTENDED_NS = 3_000_000;
 /**
  * Work between turns when the run is alone: a request that arrives meanwhile is only delivered to
  * the isolate when its event loop turns (awaiting bands, which are microtasks, does not turn it),
@@ -48,7 +48,7 @@ const WORK_BETWEEN_TURNS_CONTENDED_NS = 3_000_000;
  * 14-30 ms beside a 24 MP WebP run at 10 ms, 24-67 ms at 20). A turn costs ~1.1 ms of idle wall
  * time (workerd's timer granularity, no CPU): a tenth of a run alone, which is the price of that.
  */
-const WORK_BETWEEN_TURNS_ALONE_NS = 10_000_000;
+export const WORK_BETWEEN_TURNS_ALONE_NS = 10_000_000;
 
 /** Without a share (tests, tools): turns of the event loop only. */
 export const ALONE: CpuTurns = {
@@ -69,7 +69,7 @@ export function doWork(ns: number): Promise<void> | undefined {
   const run = runs.getStore();
   if (!run) return undefined;
   run.workSinceTurn += ns * run.pace;
-  const between = run.share.contended() ? WORK_BETWEEN_TURNS_CONTENDED_NS : WORK_BETWEEN_TURNS_ALONE_NS;
+  const between = run.share.sliceNs?.() ?? (run.share.contended() ? WORK_BETWEEN_TURNS_CONTENDED_NS : WORK_BETWEEN_TURNS_ALONE_NS);
   if (run.workSinceTurn < between) return undefined;
   return takeTurn(run);
 }

@@ -128,6 +128,11 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   let ranUntil = 0;
   let estimatedWorkMs = 0;
   let workedMs = 0;
+  // One count of the isolate's memory hands over to the next without a gap another run could take:
+  // the run's (released once its result's last part is counted), the last part's while it is stored
+  // (kept while a small result is put into this location's cache), then nothing.
+  let releaseRun = () => {};
+  let releaseStored = () => {};
   const run = (target: ResultTarget) => {
     const share = cpuShare.run();
     return processImageInto(upload.bytes, operation, pixelLimits, target, {
@@ -136,7 +141,9 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
         const admitted = cpuShare.waitForMemory();
         startTime(c, 'admission', 'waiting for memory beside other runs');
         try {
-          return await memory.admit(peakBytes, c.get('clientSignal'), hold, { estimatedMs, doneMs: share.workedMs });
+          releaseRun = await memory.admit(peakBytes, { signal: c.get('clientSignal'), upload: hold, work: { estimatedMs, doneMs: share.workedMs } });
+          share.expect(estimatedMs);
+          return () => {};
         } finally {
           endTime(c, 'admission');
           admitted();
@@ -150,19 +157,30 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
       ranUntil = Date.now();
     });
   };
-  // What the upload still holds (its last part) is counted until it is stored.
+  const countStored = (bytes: number) => {
+    releaseStored = memory.hold(bytes);
+    releaseRun();
+    return () => {};
+  };
   startTime(c, 'pipeline', 'the run, with the result streamed to R2 as it is encoded');
   const expiresAt = new Date(now.getTime() + settings.resultRetentionMs);
-  const saved = await saveForWaitingClient(c, { userId, operation: operation.kind, uploadName: upload.name, credential, now, expiresAt }, run, (bytes) => memory.hold(bytes)).finally(() =>
-    endTime(c, 'pipeline'),
-  );
+  let saved: StoredResult & { delivered: () => void };
+  try {
+    saved = await saveForWaitingClient(c, { userId, operation: operation.kind, uploadName: upload.name, credential, now, expiresAt }, run, countStored);
+  } catch (error) {
+    releaseRun();
+    releaseStored();
+    throw error;
+  } finally {
+    endTime(c, 'pipeline');
+  }
   const { row, image } = saved;
   for (const [stage, ms] of Object.entries(image.stagesMs ?? {})) setMetric(c, `pipeline.${stage}`, ms);
   // What storing took after the run: the result's last part, completing the upload, the record.
   if (settings.diagnosticHeaders && ranUntil > 0) setMetric(c, 'pipeline.store', Date.now() - ranUntil);
   c.get('facts').pipelinePeakBytes = image.peakBytes;
   const downloadUrl = (settings.siteUrl ?? new URL(c.req.url).origin) + downloadPath(row);
-  keepInThisLocation(c, downloadUrl, saved, memory.hold(saved.bytes?.byteLength ?? 0));
+  keepInThisLocation(c, downloadUrl, saved, releaseStored);
   if (settings.diagnosticHeaders) {
     c.header('X-Isolate-Peak-Bytes', String(memory.peakHeldBytes));
     c.header('X-Isolate-Budget-Bytes', String(pixelLimits.memoryBudgetBytes));

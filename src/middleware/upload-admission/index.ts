@@ -22,7 +22,7 @@ export const uploadAdmission = createMiddleware<AppEnv>(async (c, next) => {
   const budget = c.get('settings').pixelLimits[plan].memoryBudgetBytes;
   const waiting = cpuShare.waitForMemory();
   const hold = await admissionFor(() => budget)
-    .reserve(2 * bodyBytes, c.get('clientSignal'))
+    .reserve(2 * bodyBytes, { signal: c.get('clientSignal') })
     .finally(waiting);
   c.set('uploadHold', hold);
   try {
