@@ -40,6 +40,7 @@ export function createApp(options: AppOptions = {}) {
   app.use('*', requestId({ limitLength: REQUEST_ID_LIMIT }), requestLog(options.log ?? consoleLog), roundTripsHeader, async (c, next) => {
     c.set('settings', readSettings(c.env));
     c.set('clock', clock);
+    c.set('arrivedAt', Date.now());
     c.set('clientSignal', c.req.raw.signal);
     // Long pipeline runs give way to the requests in flight beside them (src/admission/cpu-share.ts).
     const left = cpuShare.enter();

@@ -41,6 +41,8 @@ export interface AppEnv {
     settings: Settings;
     /** The time as the app sees it; tests drive it (createApp's `clock`). */
     clock: () => Date;
+    /** Date.now() when the request came in: how long it may still wait for memory is counted from it (src/admission). */
+    arrivedAt: number;
     /** X-Request-Id of this request: the caller's own when well formed, else a new UUID. */
     requestId: string;
     /** Aborts when the client disconnects (the incoming request's signal, kept before any middleware replaces the request). */

@@ -40,6 +40,7 @@ export class MemoryAdmission {
   /** Of `held`, what went past requests waiting in line (see the class). */
   private overtaking = 0;
   private peak = 0;
+  private ledgerPeak = 0;
   private running = 0;
   /** See wallPerWork. */
   private scale = WALL_PER_WORK_MS;
@@ -56,7 +57,10 @@ export class MemoryAdmission {
   ) {
     this.maxWaitMs = options.maxWaitMs ?? MAX_WAIT_MS;
     this.spare = options.spare;
-    this.spare?.onReturn(() => this.startWaiting());
+    this.spare?.onReturn(() => {
+      this.keepSpareWithinBudget();
+      this.startWaiting();
+    });
   }
 
   /** Bytes counted now: reserved uploads and admitted runs. */
@@ -67,6 +71,19 @@ export class MemoryAdmission {
   /** The most that was counted at once (an isolate's high-water mark, for logs and tests). */
   get peakHeldBytes(): number {
     return this.peak;
+  }
+
+  /**
+   * Every byte the isolate's requests hold, as one ledger: uploads arriving, runs, result parts
+   * being stored, and the codec memories kept warm or lent beyond what their runs count.
+   */
+  get ledgerBytes(): number {
+    return this.held + (this.spare?.lentExcessBytes ?? 0) + (this.spare?.idleBytes ?? 0);
+  }
+
+  /** The ledger's high-water mark. */
+  get peakLedgerBytes(): number {
+    return this.ledgerPeak;
   }
 
   /** Runs admitted and not yet finished. */
@@ -84,19 +101,20 @@ export class MemoryAdmission {
    * Waits until an upload of `bytes` fits (see the class), and counts it until the returned hold
    * is released, shrunk or taken over by its run.
    */
-  async reserve(bytes: number, options: { signal?: AbortSignal } = {}): Promise<Hold> {
+  async reserve(bytes: number, options: WaitOptions = {}): Promise<Hold> {
     const first = this.runs[0] ?? this.uploads[0];
     const workMs = () => uploadWorkMs(bytes);
     if (this.goesFirst(bytes, 0, first, workMs())) return this.take(bytes, first !== undefined, workMs);
-    const workTimeMs = this.refuseIfLong(bytes, 0, [...this.runs, ...this.uploads]);
-    return this.wait(this.uploads, bytes, 0, workMs(), workTimeMs, () => this.take(bytes, false, workMs), options.signal);
+    const limitMs = this.waitLimitMs(options.deadline);
+    const workTimeMs = this.refuseIfLong(bytes, 0, [...this.runs, ...this.uploads], limitMs);
+    return this.wait(this.uploads, bytes, 0, workMs(), workTimeMs, limitMs, () => this.take(bytes, false, workMs), options.signal);
   }
 
   /**
    * Waits until a run needing `bytes` fits beside what else is counted, `upload` (its own upload's
    * reservation, now part of `bytes`) aside; returns the release.
    */
-  async admit(bytes: number, options: { signal?: AbortSignal; upload?: Hold; work?: RunWork } = {}): Promise<() => void> {
+  async admit(bytes: number, options: WaitOptions & { upload?: Hold; work?: RunWork } = {}): Promise<RunCount> {
     const { signal, upload, work } = options;
     const own = upload?.bytes ?? 0;
     const workMs = work ? () => Math.max(0, work.estimatedMs - work.doneMs()) : () => uploadWorkMs(bytes);
@@ -105,16 +123,32 @@ export class MemoryAdmission {
       const run = this.take(bytes, overtakes, workMs);
       this.running++;
       let done = false;
-      return () => {
+      const release = () => {
         if (done) return;
         done = true;
         this.running--;
         run.release();
       };
+      return Object.assign(release, {
+        // The run is over, but `smaller` bytes of it are still held (its result's last part, being stored).
+        shrinkTo: (smaller: number) => {
+          if (done) return;
+          done = true;
+          this.running--;
+          run.shrinkTo(smaller);
+          return () => run.release();
+        },
+      });
     };
     if (this.goesFirst(bytes, own, this.runs[0], workMs())) return enter(this.runs.length > 0);
-    const workTimeMs = this.refuseIfLong(bytes, own, this.runs);
-    return this.wait(this.runs, bytes, own, workMs(), workTimeMs, enter, signal);
+    const limitMs = this.waitLimitMs(options.deadline);
+    const workTimeMs = this.refuseIfLong(bytes, own, this.runs, limitMs);
+    return this.wait(this.runs, bytes, own, workMs(), workTimeMs, limitMs, enter, signal);
+  }
+
+  /** How long a request may still wait: maxWaitMs, or less where its deadline is sooner. */
+  private waitLimitMs(deadline?: number): number {
+    return deadline === undefined || !Number.isFinite(deadline) ? this.maxWaitMs : Math.min(this.maxWaitMs, deadline - Date.now());
   }
 
   /**
@@ -135,11 +169,11 @@ export class MemoryAdmission {
     return expectedStartMs(Math.max(0, bytes - own), this.budgetBytes(), running, ahead);
   }
 
-  /** Refuses a request expected to wait longer than maxWaitMs; returns its work-time before it starts. */
-  private refuseIfLong(bytes: number, own: number, ahead: Waiting[]): number {
+  /** Refuses a request expected to wait longer than `limitMs`; returns its work-time before it starts. */
+  private refuseIfLong(bytes: number, own: number, ahead: Waiting[], limitMs: number): number {
     const workTimeMs = this.workTimeBefore(bytes, own, ahead);
     const waitMs = workTimeMs * this.wallPerWork();
-    if (waitMs > this.maxWaitMs) throw serverBusy(waitMs);
+    if (waitMs > limitMs) throw serverBusy(waitMs);
     return workTimeMs;
   }
 
@@ -184,7 +218,7 @@ export class MemoryAdmission {
     this.held += bytes;
     if (overtakes) this.overtaking += bytes;
     this.peak = Math.max(this.peak, this.held);
-    if (this.spare && this.held + this.spare.lentExcessBytes + this.spare.idleBytes > this.budgetBytes()) this.spare.drain();
+    this.keepSpareWithinBudget();
     const drop = (less: number) => {
       this.held -= less;
       if (overtakes) this.overtaking -= less;
@@ -207,8 +241,14 @@ export class MemoryAdmission {
     return hold;
   }
 
+  /** Warm memories held for nobody go as soon as the ledger would pass the budget with them. */
+  private keepSpareWithinBudget(): void {
+    if (this.spare && this.ledgerBytes > this.budgetBytes()) this.spare.drain();
+    this.ledgerPeak = Math.max(this.ledgerPeak, this.ledgerBytes);
+  }
+
   /** Queues a request; `enter` counts it, at the moment it is let in (so the next in line sees it counted). */
-  private wait<T>(queue: Waiting[], bytes: number, own: number, workMs: number, workTimeMs: number, enter: () => T, signal?: AbortSignal): Promise<T> {
+  private wait<T>(queue: Waiting[], bytes: number, own: number, workMs: number, workTimeMs: number, limitMs: number, enter: () => T, signal?: AbortSignal): Promise<T> {
     const queuedAt = Date.now();
     return new Promise<T>((resolve, reject) => {
       const leave = (error: unknown) => {
@@ -232,9 +272,9 @@ export class MemoryAdmission {
       };
       const onAbort = () => leave(signal!.reason);
       const timer = setTimeout(() => {
-        this.learn(workTimeMs, this.maxWaitMs);
+        this.learn(workTimeMs, limitMs);
         leave(serverBusy(this.workTimeBefore(bytes, own, queue.slice(0, queue.indexOf(entry))) * this.wallPerWork()));
-      }, this.maxWaitMs);
+      }, limitMs);
       queue.push(entry);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -260,6 +300,16 @@ export interface Spare {
   drain(): void;
   onReturn(listener: () => void): void;
 }
+
+export interface WaitOptions {
+  /** The request gives up waiting when its client hangs up. */
+  signal?: AbortSignal;
+  /** Date.now() by which it must have started: sooner than maxWaitMs from now where the request has waited already. */
+  deadline?: number;
+}
+
+/** A run's count: released when it ends, or shrunk to what it still holds (its result's last part being stored). */
+export type RunCount = (() => void) & { shrinkTo(bytes: number): (() => void) | undefined };
 
 /** Counted bytes that belong to one request. */
 export interface Hold {

@@ -68,7 +68,8 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response | Prom
   const facts = c.get('facts');
   if (facts) facts.errorCode = appError.code;
   // The request log line has the outcome; this line has what only the server may see.
-  if (status >= 500) console.error(JSON.stringify({ request_id: requestId ?? null, error: String(appError.detail ?? appError), stack: errorStack(appError.detail) }));
+  // A busy isolate is not a fault: its 503 carries nothing for the server's own line.
+  if (status >= 500 && appError.code !== 'SERVER_BUSY') console.error(JSON.stringify({ request_id: requestId ?? null, error: String(appError.detail ?? appError), stack: errorStack(appError.detail) }));
   const headers = new Headers(appError.headers);
   if (appError.code === 'UNAUTHORIZED') headers.set('WWW-Authenticate', 'Bearer');
   headers.set('Cache-Control', 'no-store');

@@ -5,7 +5,7 @@ import type { AppEnv } from '../env';
 import type { OperationKind, Transform } from '../image/operations';
 import { processImageInto } from '../image/pipeline';
 import type { ResultTarget } from '../image/result-sink';
-import { admissionFor } from '../admission';
+import { admissionFor, MAX_WAIT_MS, type RunCount } from '../admission';
 import { cpuShare } from '../admission/cpu-share';
 import { every } from 'hono/combine';
 import { csrf } from 'hono/csrf';
@@ -131,7 +131,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   // One count of the isolate's memory hands over to the next without a gap another run could take:
   // the run's (released once its result's last part is counted), the last part's while it is stored
   // (kept while a small result is put into this location's cache), then nothing.
-  let releaseRun = () => {};
+  let runCount = null as RunCount | null;
   let releaseStored = () => {};
   const run = (target: ResultTarget) => {
     const share = cpuShare.run();
@@ -141,7 +141,8 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
         const admitted = cpuShare.waitForMemory();
         startTime(c, 'admission', 'waiting for memory beside other runs');
         try {
-          releaseRun = await memory.admit(peakBytes, { signal: c.get('clientSignal'), upload: hold, work: { estimatedMs, doneMs: share.workedMs } });
+          const deadline = c.get('arrivedAt') + MAX_WAIT_MS;
+          runCount = await memory.admit(peakBytes, { signal: c.get('clientSignal'), deadline, upload: hold, work: { estimatedMs, doneMs: share.workedMs } });
           share.expect(estimatedMs);
           return () => {};
         } finally {
@@ -158,8 +159,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
     });
   };
   const countStored = (bytes: number) => {
-    releaseStored = memory.hold(bytes);
-    releaseRun();
+    releaseStored = runCount?.shrinkTo(bytes) ?? memory.hold(bytes);
     return () => {};
   };
   startTime(c, 'pipeline', 'the run, with the result streamed to R2 as it is encoded');
@@ -168,7 +168,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   try {
     saved = await saveForWaitingClient(c, { userId, operation: operation.kind, uploadName: upload.name, credential, now, expiresAt }, run, countStored);
   } catch (error) {
-    releaseRun();
+    runCount?.();
     releaseStored();
     throw error;
   } finally {
@@ -182,7 +182,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   const downloadUrl = (settings.siteUrl ?? new URL(c.req.url).origin) + downloadPath(row);
   keepInThisLocation(c, downloadUrl, saved, releaseStored);
   if (settings.diagnosticHeaders) {
-    c.header('X-Isolate-Peak-Bytes', String(memory.peakHeldBytes));
+    c.header('X-Isolate-Peak-Bytes', String(memory.peakLedgerBytes));
     c.header('X-Isolate-Budget-Bytes', String(pixelLimits.memoryBudgetBytes));
     c.header('X-Pipeline-Peak-Bytes', String(image.peakBytes));
     c.header('X-Pipeline-Work-Ms', `estimated=${Math.round(estimatedWorkMs)}, reported=${Math.round(workedMs)}`);

@@ -12,6 +12,7 @@ export function appWith(middleware: MiddlewareHandler<AppEnv>[], handler: (c: an
     '/test',
     async (c, next) => {
       c.set('clock', clock);
+      c.set('arrivedAt', Date.now());
       c.set('facts', {});
       c.set('clientSignal', c.req.raw.signal);
       c.set('settings', readSettings(c.env));

@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory';
-import { admissionFor } from '../../admission';
+import { admissionFor, MAX_WAIT_MS } from '../../admission';
 import { cpuShare } from '../../admission/cpu-share';
 import type { AppEnv } from '../../env';
 import { MEGABYTE } from '../../plans';
@@ -22,7 +22,7 @@ export const uploadAdmission = createMiddleware<AppEnv>(async (c, next) => {
   const budget = c.get('settings').pixelLimits[plan].memoryBudgetBytes;
   const waiting = cpuShare.waitForMemory();
   const hold = await admissionFor(() => budget)
-    .reserve(2 * bodyBytes, { signal: c.get('clientSignal') })
+    .reserve(2 * bodyBytes, { signal: c.get('clientSignal'), deadline: c.get('arrivedAt') + MAX_WAIT_MS })
     .finally(waiting);
   c.set('uploadHold', hold);
   try {
