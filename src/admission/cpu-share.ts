@@ -20,6 +20,8 @@ import { WORK_BETWEEN_TURNS_ALONE_NS, WORK_BETWEEN_TURNS_CONTENDED_NS } from '..
 export class CpuShare {
   private requests = 0;
   private longRuns = 0;
+  /** Requests whose bodies are being read: each piece of a body waits for a turn of the event loop. */
+  private readingBodies = 0;
   private waitingForMemory = 0;
   private readonly paused = new Set<() => void>();
   private leftAt = -Infinity;
@@ -36,6 +38,14 @@ export class CpuShare {
       this.requests--;
       this.leftAt = Date.now();
       this.wake();
+    });
+  }
+
+  /** A request's body is being read (a multipart upload); call the result once it is. */
+  readingBody(): () => void {
+    this.readingBodies++;
+    return once(() => {
+      this.readingBodies--;
     });
   }
 
@@ -75,7 +85,8 @@ export class CpuShare {
       sliceNs: () => {
         const contended = this.requests > 1 || (this.leftAt >= startedAt && Date.now() - this.leftAt < LINGER_MS);
         if (!contended) return WORK_BETWEEN_TURNS_ALONE_NS;
-        if (!long || this.longRunsHadTheirShare()) return WORK_BETWEEN_TURNS_CONTENDED_NS;
+        // A body being read moves a piece at each turn: long slices would make a large upload take seconds.
+        if (!long || this.readingBodies > 0 || this.longRunsHadTheirShare()) return WORK_BETWEEN_TURNS_CONTENDED_NS;
         return SLICE_BEHIND_MS * 1e6;
       },
       expect: (ms: number) => {

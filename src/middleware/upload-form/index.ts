@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { HTTPException } from 'hono/http-exception';
+import { cpuShare } from '../../admission/cpu-share';
 
 /**
  * The platform's parse of the multipart body, straight from the request stream, left where Hono's
@@ -9,9 +10,13 @@ import { HTTPException } from 'hono/http-exception';
 export function parseUploadForm(c: Context): Promise<FormData> {
   const cached = c.req.bodyCache.formData as unknown as Promise<FormData> | undefined;
   if (cached) return Promise.resolve(cached);
-  const parsed = c.req.raw.formData().catch((error: unknown) => {
-    throw new HTTPException(400, { message: `Malformed FormData request. ${String(error)}` });
-  });
+  const reading = cpuShare.readingBody();
+  const parsed = c.req.raw
+    .formData()
+    .catch((error: unknown) => {
+      throw new HTTPException(400, { message: `Malformed FormData request. ${String(error)}` });
+    })
+    .finally(reading);
   // Awaited by the validator; a call refused before it must not leave an unhandled rejection.
   parsed.catch(() => {});
   // (Typed as a FormData; Hono awaits whatever is there, and caches its own parse as a promise too.)
