@@ -1,0 +1,55 @@
+import type { Band, RowSource } from '../stages/rows';
+import { Ssimulacra2, ssimulacra2Bytes } from './ssimulacra2';
+
+/**
+ * SSIMULACRA 2 of two row sources of the same size read in step (the encoder's input rows against
+ * the result decoded), closing both. Bands of different heights are lined up a row at a time: what
+ * is held is the metric's rows (scoreRowsBytes) and one band of each source.
+ */
+export async function scoreRows(original: RowSource, distorted: RowSource): Promise<number> {
+  try {
+    if (original.width !== distorted.width || original.height !== distorted.height) {
+      throw new Error(`score: ${original.width}x${original.height} against ${distorted.width}x${distorted.height}`);
+    }
+    const { width, height } = original;
+    const metric = new Ssimulacra2(width, height);
+    const a = new RowReader(original);
+    const b = new RowReader(distorted);
+    for (let y = 0; y < height; ) {
+      const rows = Math.min(await a.available(y), await b.available(y));
+      metric.push(a.rows(y), b.rows(y), rows);
+      y += rows;
+    }
+    return metric.score();
+  } finally {
+    original.close();
+    distorted.close();
+  }
+}
+
+/** Bytes scoreRows holds beside its sources' own bands: the metric's rows. */
+export function scoreRowsBytes(width: number): number {
+  return ssimulacra2Bytes(width);
+}
+
+/** A source's rows from a given row on, within the band that holds it. */
+class RowReader {
+  private band: Band | null = null;
+
+  constructor(private readonly source: RowSource) {}
+
+  /** How many rows from `y` on the current band holds (reading the next band when it holds none). */
+  async available(y: number): Promise<number> {
+    while (!this.band || y >= this.band.y + this.band.rows) {
+      this.band = await this.source.read();
+      if (!this.band) throw new Error(`score: a source ended at row ${y} of ${this.source.height}`);
+      if (this.band.y > y) throw new Error(`score: a band starts at row ${this.band.y}, row ${y} was due`);
+    }
+    return this.band.y + this.band.rows - y;
+  }
+
+  rows(y: number): Uint8Array {
+    const band = this.band!;
+    return band.data.subarray((y - band.y) * this.source.width * 4);
+  }
+}
