@@ -58,6 +58,11 @@ const GAUSS = recursiveGaussian(SIGMA);
 /** Single precision, as libjxl filters: its rounding is part of what the reference scores. */
 const f32 = Math.fround;
 
+/** The three filters' input weights (n2) and previous-output weights (d1), in single precision. */
+export function blurWeights(): { n2: Float64Array; d1: Float64Array } {
+  return { n2: GAUSS.n2, d1: GAUSS.d1 };
+}
+
 /** Rows an output row waits for below it, less one: libjxl's N (5 for sigma 1.5). */
 export function blurRadius(): number {
   return GAUSS.radius;

@@ -223,13 +223,7 @@ class Scale {
 
   /** The 18 norms: per channel SSIM' 1 and 4, ringing 1 and 4, blurring 1 and 4. */
   norms(): number[] {
-    const pixels = this.width * this.height;
-    const out: number[] = [];
-    for (let c = 0; c < 3; c++) {
-      const s = this.sums.subarray(c * 6, c * 6 + 6);
-      out.push(s[0] / pixels, Math.sqrt(Math.sqrt(s[1] / pixels)), s[2] / pixels, Math.sqrt(Math.sqrt(s[3] / pixels)), s[4] / pixels, Math.sqrt(Math.sqrt(s[5] / pixels)));
-    }
-    return out;
+    return normsOf(this.sums, this.width * this.height);
   }
 
   /** SSIM' and the edge maps of blurred row `row` (the 15 blurred planes in the order of `planes`). */
@@ -303,6 +297,16 @@ class Scale {
   }
 }
 
+/**
+ * A scale's 18 norms from its sums over `pixels` (per channel: SSIM' and its 4th power, ringing and
+ * its 4th power, blurring and its 4th power): means, and 4th roots of the 4th powers' means.
+ */
+export function normsOf(sums: ArrayLike<number>, pixels: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < 18; i++) out.push(i % 2 === 0 ? sums[i] / pixels : Math.sqrt(Math.sqrt(sums[i] / pixels)));
+  return out;
+}
+
 function multiply(a: Float32Array, b: Float32Array, out: Float32Array): void {
   for (let i = 0; i < out.length; i++) out[i] = a[i] * b[i];
 }
@@ -348,7 +352,7 @@ const WEIGHTS = [
  * The weighted sum and its mapping to the score, as Msssim::Score: with fewer than six scales (a
  * small picture) the weights are taken in order all the same, as the reference takes them.
  */
-function combine(scales: number[][]): number {
+export function combine(scales: number[][]): number {
   let sum = 0;
   let i = 0;
   for (let c = 0; c < 3; c++) {
