@@ -1,8 +1,8 @@
 import type { Band, RowSource } from '../stages/rows';
-import { Ssimulacra2, ssimulacra2Bytes } from './ssimulacra2';
+import { Ssimulacra2Kernel, ssimulacra2KernelBytes } from './ssimulacra2-kernels';
 
 /**
- * SSIMULACRA 2 of two row sources of the same size read in step (the encoder's input rows against
+ * SSIMULACRA 2 (the WebAssembly kernel) of two row sources of the same size read in step (the encoder's input rows against
  * the result decoded), closing both. Bands of different heights are lined up a row at a time: what
  * is held is the metric's rows (scoreRowsBytes) and one band of each source.
  */
@@ -12,7 +12,7 @@ export async function scoreRows(original: RowSource, distorted: RowSource): Prom
       throw new Error(`score: ${original.width}x${original.height} against ${distorted.width}x${distorted.height}`);
     }
     const { width, height } = original;
-    const metric = new Ssimulacra2(width, height);
+    const metric = new Ssimulacra2Kernel(width, height);
     const a = new RowReader(original);
     const b = new RowReader(distorted);
     for (let y = 0; y < height; ) {
@@ -27,9 +27,9 @@ export async function scoreRows(original: RowSource, distorted: RowSource): Prom
   }
 }
 
-/** Bytes scoreRows holds beside its sources' own bands: the metric's rows. */
-export function scoreRowsBytes(width: number): number {
-  return ssimulacra2Bytes(width);
+/** Bytes scoreRows holds beside its sources' own bands: the metric's memory (about 3.7 KB a column). */
+export function scoreRowsBytes(width: number, height: number): number {
+  return ssimulacra2KernelBytes(width, height);
 }
 
 /** A source's rows from a given row on, within the band that holds it. */
