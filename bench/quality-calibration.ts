@@ -17,7 +17,7 @@
  * Writes the table to stdout and everything to test-output/bench/quality-calibration.json.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
@@ -123,9 +123,16 @@ interface Row {
 
 /**
  * --curves: each picture's whole-picture curve instead (SSIMULACRA 2, DSSIM, butteraugli and bytes
- * at q62-92 in steps of 6), and from them, per format, the lowest target whose ideal choice (each picture at the
- * lowest quality meeting it) keeps each judge's worst picture no worse than at q80, with its bytes.
+ * at q62-92 in steps of 6, interpolated between), written to test-output/bench/quality-curves.json,
+ * and from them analyseCurves' table: each metric as the chooser against each as the judge.
+ * --curves-from <json> prints the table from curves written before.
  */
+const curvesFrom = argument('curves-from');
+if (curvesFrom) {
+  const saved = JSON.parse(readFileSync(curvesFrom, 'utf8')) as Record<string, { name: string; points: Point[] }[]>;
+  for (const [format, curves] of Object.entries(saved)) analyseCurves(format, curves);
+  process.exit(0);
+}
 if (process.argv.includes('--curves')) {
   const qualities = [62, 68, 74, 80, 86, 92];
   const set = await pictures();
@@ -142,18 +149,57 @@ if (process.argv.includes('--curves')) {
       curves[format].push({ name: picture.name, points });
       console.log(format, picture.name, points.map((p) => `q${p.quality} ${p.bytes} ${p.s2.toFixed(2)} ${(p.dssim * 1e3).toFixed(3)} ${p.butteraugli.toFixed(2)}`).join(' | '));
     }
-    const atQ80 = (judge: 'dssim' | 'butteraugli') => Math.max(...curves[format].map((c) => c.points.find((p) => p.quality === 80)![judge]));
-    const q80Bytes = curves[format].reduce((sum, c) => sum + c.points.find((p) => p.quality === 80)!.bytes, 0);
-    for (let target = 55; target <= 85; target += 0.5) {
-      const chosen = curves[format].map((c) => c.points.find((p) => p.s2 >= target) ?? c.points.at(-1)!);
-      const bytes = chosen.reduce((sum, p) => sum + p.bytes, 0) / q80Bytes;
-      const worst = (judge: 'dssim' | 'butteraugli') => Math.max(...chosen.map((p) => p[judge]));
-      console.log(`${format} target ${target.toFixed(1)}: bytes ${bytes.toFixed(3)}; worst DSSIM ${(worst('dssim') * 1e3).toFixed(3)}e-3 (q80 ${(atQ80('dssim') * 1e3).toFixed(3)}e-3)${worst('dssim') <= atQ80('dssim') ? '' : ' WORSE'}; worst butteraugli ${worst('butteraugli').toFixed(3)} (q80 ${atQ80('butteraugli').toFixed(3)})${worst('butteraugli') <= atQ80('butteraugli') ? '' : ' WORSE'}`);
-    }
+    analyseCurves(format, curves[format]);
   }
   mkdirSync(path.join(root, 'test-output/bench'), { recursive: true });
   writeFileSync(path.join(root, 'test-output/bench/quality-curves.json'), JSON.stringify(curves, null, 2));
   process.exit(0);
+}
+
+
+type Point = { quality: number; bytes: number; s2: number; dssim: number; butteraugli: number };
+type Judge = 's2' | 'dssim' | 'butteraugli';
+
+/** A curve's value at an integer quality between its points: linear, bytes geometric. */
+function at(points: Point[], quality: number): Point {
+  const upper = points.findIndex((p) => p.quality >= quality);
+  if (upper <= 0) return points[Math.max(0, upper)];
+  const [a, b] = [points[upper - 1], points[upper]];
+  const t = (quality - a.quality) / (b.quality - a.quality);
+  const mix = (key: Judge) => a[key] + (b[key] - a[key]) * t;
+  return { quality, bytes: Math.exp(Math.log(a.bytes) * (1 - t) + Math.log(b.bytes) * t), s2: mix('s2'), dssim: mix('dssim'), butteraugli: mix('butteraugli') };
+}
+
+/**
+ * For each metric as the one choosing (each picture at the lowest quality whose score meets a
+ * target) and each other as the judge: the fewest bytes against q80 of a target whose choice keeps
+ * the judge's worst picture no worse than at q80 (the issue's "Done when"), or none.
+ */
+function analyseCurves(format: string, curves: { name: string; points: Point[] }[]): void {
+  const qualities = Array.from({ length: 31 }, (_, i) => 62 + i);
+  const tables = curves.map((c) => qualities.map((q) => at(c.points, q)));
+  const q80 = tables.map((table) => table[80 - 62]);
+  const worse = (judge: Judge, a: number, b: number) => (judge === 's2' ? a < b - 1e-9 : a > b + 1e-9);
+  const worstOf = (judge: Judge, points: Point[]) => (judge === 's2' ? Math.min(...points.map((p) => p.s2)) : Math.max(...points.map((p) => p[judge])));
+  const q80Bytes = q80.reduce((sum, p) => sum + p.bytes, 0);
+  const meets = (chooser: Judge, point: Point, target: number) => (chooser === 's2' ? point.s2 >= target : point[chooser] <= target);
+  const targets: Record<Judge, number[]> = {
+    s2: Array.from({ length: 500 }, (_, i) => 40 + i / 10),
+    dssim: Array.from({ length: 80 }, (_, i) => (0.5 + i / 10) / 1e3),
+    butteraugli: Array.from({ length: 70 }, (_, i) => 1.5 + i / 10),
+  };
+  for (const chooser of ['s2', 'dssim', 'butteraugli'] as const) {
+    for (const judge of ['s2', 'dssim', 'butteraugli'] as const) {
+      let best: { bytes: number; target: number } | null = null;
+      for (const target of targets[chooser]) {
+        const chosen = tables.map((table) => table.find((p) => meets(chooser, p, target)) ?? table.at(-1)!);
+        if (worse(judge, worstOf(judge, chosen), worstOf(judge, q80))) continue;
+        const bytes = chosen.reduce((sum, p) => sum + p.bytes, 0) / q80Bytes;
+        if (!best || bytes < best.bytes) best = { bytes, target };
+      }
+      console.log(`${format}: chosen by ${chooser}, judged by ${judge}: ${best ? `${best.bytes.toFixed(3)} of q80's bytes at target ${best.target.toPrecision(4)}` : 'no target'}`);
+    }
+  }
 }
 
 const report: Record<string, object> = {};
