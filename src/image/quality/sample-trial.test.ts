@@ -16,6 +16,13 @@ describe('a quality tried on the sample', () => {
     expect(high.score).toBeLessThan(100);
   });
 
+  it("tries AVIF at the speed the whole picture's size takes, not the mosaic's", async () => {
+    const asMosaic = await sampleTrial('avif', mosaic, false)(60);
+    const as12Megapixels = await sampleTrial('avif', mosaic, false, 12_000_000)(60);
+    expect(as12Megapixels.bytes).not.toBe(asMosaic.bytes);
+    expect(Math.abs(as12Megapixels.score - asMosaic.score)).toBeLessThan(5);
+  });
+
   it('leaves the mosaic as it was', async () => {
     const copy = mosaic.data.slice();
     await sampleTrial('webp', mosaic, false)(60);
