@@ -30,6 +30,24 @@ export function texturedPicture(width: number, height: number, seed = 7): RgbaIm
   return { data, width, height };
 }
 
+/** A metric fed rows of two pictures (src/image/quality's Ssimulacra2 and Ssimulacra2Kernel). */
+export interface RowMetric {
+  push(original: Uint8Array, distorted: Uint8Array, rows: number): void;
+  score(): number;
+}
+
+/** The score of two whole pictures, pushed in bands whose heights cycle through `bands`. */
+export function scoreInBands(Metric: new (width: number, height: number) => RowMetric, original: RgbaImage, distortedPicture: RgbaImage, bands = [original.height]): number {
+  const metric = new Metric(original.width, original.height);
+  const stride = original.width * 4;
+  for (let y = 0, i = 0; y < original.height; i++) {
+    const rows = Math.min(bands[i % bands.length], original.height - y);
+    metric.push(original.data.subarray(y * stride) as Uint8Array, distortedPicture.data.subarray(y * stride) as Uint8Array, rows);
+    y += rows;
+  }
+  return metric.score();
+}
+
 export type Distortion = 'blur' | 'noise' | 'banding' | 'shift';
 
 /** `picture` blurred (3x3 box), noisier (+-12), reduced to 8 levels a channel, or brighter by 6. */

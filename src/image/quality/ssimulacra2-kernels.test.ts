@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRgba, encodeWith } from '../../../test/support/image-testing';
-import { distorted, texturedPicture, type Distortion } from '../../../test/support/quality-pictures';
+import { distorted, scoreInBands, texturedPicture, type Distortion } from '../../../test/support/quality-pictures';
 import type { RgbaImage } from '../types';
 import { Ssimulacra2 } from './ssimulacra2';
 import { Ssimulacra2Kernel, ssimulacra2KernelBytes } from './ssimulacra2-kernels';
 
-function score(Metric: typeof Ssimulacra2 | typeof Ssimulacra2Kernel, a: RgbaImage, b: RgbaImage, bands = [a.height]): number {
-  const metric = new Metric(a.width, a.height);
-  const stride = a.width * 4;
-  for (let y = 0, i = 0; y < a.height; i++) {
-    const rows = Math.min(bands[i % bands.length], a.height - y);
-    metric.push(a.data.subarray(y * stride) as Uint8Array, b.data.subarray(y * stride) as Uint8Array, rows);
-    y += rows;
-  }
-  return metric.score();
-}
+const score = scoreInBands;
 
 describe('SSIMULACRA 2 in WebAssembly', () => {
   const picture = texturedPicture(160, 120);

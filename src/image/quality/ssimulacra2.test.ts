@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { corpus, decodeRgba, encodeWith } from '../../../test/support/image-testing';
-import { distorted, texturedPicture, type Distortion } from '../../../test/support/quality-pictures';
+import { distorted, scoreInBands, texturedPicture, type Distortion } from '../../../test/support/quality-pictures';
 import type { RgbaImage } from '../types';
 import { scaleCount, Ssimulacra2, ssimulacra2Bytes } from './ssimulacra2';
 
-/** The score of two whole pictures, pushed in bands whose heights cycle through `bands`. */
-function score(original: RgbaImage, distortedPicture: RgbaImage, bands: number[] = [original.height]): number {
-  const metric = new Ssimulacra2(original.width, original.height);
-  const stride = original.width * 4;
-  for (let y = 0, i = 0; y < original.height; i++) {
-    const rows = Math.min(bands[i % bands.length], original.height - y);
-    metric.push(original.data.subarray(y * stride) as Uint8Array, distortedPicture.data.subarray(y * stride) as Uint8Array, rows);
-    y += rows;
-  }
-  return metric.score();
-}
+const score = (original: RgbaImage, other: RgbaImage, bands?: number[]) => scoreInBands(Ssimulacra2, original, other, bands);
 
 /*
  * Scores of the same pixels by libjxl's tools/ssimulacra2 (cloudinary/ssimulacra2, SSIMULACRA 2.1,
