@@ -35,9 +35,16 @@ describe('searchQuality', () => {
   });
 
   it('answers the top of the range when nothing meets the target, and the bottom when everything does', async () => {
-    expect((await searchQuality(curve(() => 10).score, 50, { start: 80, maxTrials: 8 })).quality).toBe(100);
+    expect(await searchQuality(curve(() => 10).score, 50, { start: 80, maxTrials: 8 })).toMatchObject({ quality: 100, met: false });
     expect((await searchQuality(curve(() => 99).score, 50, { start: 80, maxTrials: 8 })).quality).toBe(20);
     expect((await searchQuality(curve(() => 99).score, 50, { start: 80, maxTrials: 8, min: 60 })).quality).toBe(60);
+  });
+
+  it('answers where the curve points when its trials run out below the target, not the top of the range', async () => {
+    const result = await searchQuality(curve((q) => q - 20).score, 65, { start: 80, maxTrials: 1, max: 100 });
+    expect(result.met).toBe(false);
+    expect(result.quality).toBeGreaterThan(80);
+    expect(result.quality).toBeLessThan(100);
   });
 
   it('interpolates between tried qualities and knows nothing outside them', () => {

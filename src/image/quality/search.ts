@@ -21,8 +21,13 @@ export interface SearchOptions {
 }
 
 export interface SearchResult {
-  /** The lowest quality known to meet the target, or `max` when none does. */
+  /**
+   * The lowest quality known to meet the target; where no quality tried did, the one the last
+   * trials point to (`max` once `max` itself was tried).
+   */
   quality: number;
+  /** A quality tried met the target. */
+  met: boolean;
   /** Every quality tried and its score. */
   scores: Map<number, number>;
 }
@@ -46,7 +51,9 @@ export async function searchQuality(score: (quality: number) => Promise<number>,
   };
   await tryQuality(clamp(Math.round(options.start), min, max));
   while (scores.size < options.maxTrials && hi - lo > 1) await tryQuality(nextGuess(scores, target, lo, hi, min, max));
-  return { quality: hi <= max ? hi : max, scores };
+  if (hi <= max) return { quality: hi, scores, met: true };
+  // Out of trials below the target: the quality the curve's last step points to (untried), not the top of the range.
+  return { quality: lo >= max ? max : nextGuess(scores, target, lo, hi, min, max), scores, met: false };
 }
 
 function nextGuess(scores: Map<number, number>, target: number, lo: number, hi: number, min: number, max: number): number {
