@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bandsOf } from '../../../test/support/row-sources';
 import { texturedPicture } from '../../../test/support/quality-pictures';
+import { liveCodecMemoryBytes } from '../codecs/wasm-memory';
 import { pictureRows } from '../stages/rows';
 import { sampleTrial } from './sample-trial';
 import { scoreRows } from './score-rows';
@@ -47,6 +48,9 @@ describe('scoreRows', () => {
     await expect(scoreRows(a, pictureRows(other, traits))).rejects.toThrow(/120x90 against 120x91/);
     expect(a.closed()).toBe(true);
     const short = { ...bandsOf(picture, [16], false), height: 90, read: async () => null };
+    const before = liveCodecMemoryBytes();
     await expect(scoreRows(pictureRows(picture, traits), short)).rejects.toThrow(/ended at row 0/);
+    // The metric's memory is let go on failure too.
+    expect(liveCodecMemoryBytes()).toBe(before);
   });
 });

@@ -13,14 +13,18 @@ export async function scoreRows(original: RowSource, distorted: RowSource): Prom
     }
     const { width, height } = original;
     const metric = new Ssimulacra2Kernel(width, height);
-    const a = new RowReader(original);
-    const b = new RowReader(distorted);
-    for (let y = 0; y < height; ) {
-      const rows = Math.min(await a.available(y), await b.available(y));
-      metric.push(a.rows(y), b.rows(y), rows);
-      y += rows;
+    try {
+      const a = new RowReader(original);
+      const b = new RowReader(distorted);
+      for (let y = 0; y < height; ) {
+        const rows = Math.min(await a.available(y), await b.available(y));
+        metric.push(a.rows(y), b.rows(y), rows);
+        y += rows;
+      }
+      return metric.score();
+    } finally {
+      metric.close();
     }
-    return metric.score();
   } finally {
     original.close();
     distorted.close();

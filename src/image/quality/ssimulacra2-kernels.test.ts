@@ -39,6 +39,8 @@ describe('SSIMULACRA 2 in WebAssembly', () => {
   it('holds a memory of its stated size, about 3.7 KB a column', () => {
     const metric = new Ssimulacra2Kernel(4000, 3000);
     expect(metric.heldBytes()).toBe(ssimulacra2KernelBytes(4000, 3000));
+    metric.close();
+    expect(metric.heldBytes()).toBe(0);
     expect(ssimulacra2KernelBytes(4000, 3000)).toBeLessThan(4000 * 3700);
     expect(ssimulacra2KernelBytes(4000, 3000)).toBe(ssimulacra2KernelBytes(4000, 400));
   });

@@ -98,8 +98,13 @@ export class Ssimulacra2Kernel {
     for (let s = 0, w = this.width, h = this.height; s < count; s++, w = Math.ceil(w / 2), h = Math.ceil(h / 2)) {
       scales.push(normsOf(sums.subarray(s * 18, s * 18 + 18), w * h));
     }
+    this.close();
+    return combine(scales);
+  }
+
+  /** Lets the kernel's memory go (the run stops counting it); score() does, and a run that fails must. */
+  close(): void {
     this.release?.();
     this.release = null;
-    return combine(scales);
   }
 }
