@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly codecs in src/image/codecs/wasm/ from pinned Debian source packages of
 # the upstream libraries plus the small C entry points beside this script (and the pipeline's own
-# kernels, codecs/kernels, which have no upstream), then writes
+# kernels, codecs/kernels, and the quality metric, codecs/metric, which have no upstream), then writes
 # codecs/manifest.json (versions, source and output hashes), which a test checks against the
 # committed files. CI does not run this; run it after changing an entry point or a version:
 #
@@ -72,7 +72,7 @@ record() {
 }
 
 libraries=("$@")
-[ ${#libraries[@]} -gt 0 ] || libraries=(jpeg webp dav1d png kernels)
+[ ${#libraries[@]} -gt 0 ] || libraries=(jpeg webp dav1d png kernels metric)
 rm -rf "$work/manifest"
 for library in "${libraries[@]}"; do
   # shellcheck source=/dev/null

@@ -11,6 +11,7 @@ import { FORMATS } from '../../src/image/formats/index';
 
 import { isCmyk, type DecodedImage, type ImageFormat, type RgbaImage } from '../../src/image/types';
 import { collectFrame, frameSource } from './row-sources';
+export { xorshift } from './xorshift';
 import { encodeToBytes } from '../../src/image/result-buffer';
 
 const cache = new Map<string, Promise<Uint8Array>>();
@@ -212,17 +213,6 @@ export function mutated(bytes: Uint8Array, headerBytes = 512): fc.Arbitrary<Uint
       if (at < copy.length) copy[at] = value;
       return copy;
     });
-}
-
-/** A 32-bit xorshift sequence from `seed` (0 counts as 1): reproducible noise for tests. */
-export function xorshift(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
 }
 
 /** Opaque RGBA noise from a fixed linear congruential sequence: the worst case for codecs' sizes and work. */

@@ -91,6 +91,12 @@ export interface EncodeOptions {
    */
   packedBytes?: number;
   /**
+   * Encode as the encoder would a picture of this many pixels where its effort follows the size
+   * (AVIF's speed): quality=auto's sample is tried as the whole picture will be encoded. Unset: the
+   * source's own size.
+   */
+  effortPixels?: number;
+  /**
    * EXIF orientation still to apply: always 1 unless the encoder `placesOrientation`, in which case
    * it writes each band where a viewer sees it (the source's width and height are then stored
    * sizes, swapped in the result for 5-8).

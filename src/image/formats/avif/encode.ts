@@ -23,10 +23,11 @@ export const avifEncoder: RowEncoder = avifEncoderWith({});
 export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileSide?: number }): RowEncoder {
   return {
     placesOrientation: false,
-    async encode(source, { quality, orientation, maxBytes = Infinity }, sink) {
+    async encode(source, { quality, orientation, maxBytes = Infinity, effortPixels }, sink) {
       try {
         if (orientation !== 1) throw new Error(`orientation ${orientation} reached an encoder that writes rows as they come`);
-        await encodeAvif(source, { quality, maxBytes }, planAvifLayout(source.width, source.height, source.alpha, maxTileSide), sink);
+        const speed = avifSpeedFor(effortPixels ?? source.width * source.height);
+        await encodeAvif(source, { quality, maxBytes, speed }, planAvifLayout(source.width, source.height, source.alpha, maxTileSide), sink);
       } catch (error) {
         if (error instanceof AppError) throw error;
         throw new AppError('CONVERSION_FAILED', 'Encoding the result as AVIF failed.', error);
@@ -39,6 +40,8 @@ export function avifEncoderWith({ maxTileSide = AVIF_MAX_TILE_SIDE }: { maxTileS
 
 interface AvifSettings {
   quality: number;
+  /** libaom's speed (avifSpeedFor the result's size, or the size EncodeOptions.effortPixels gives). */
+  speed: number;
   /** Most bytes of AV1 data the tiles may have (the plan's cap; the encoded tiles are what it holds). */
   maxBytes: number;
 }
@@ -56,9 +59,9 @@ async function encodeAvif(source: RowSource, settings: AvifSettings, layout: Avi
 }
 
 /** Every tile encoded (the opaque alpha tile included), on an encoder instance that is released after. */
-async function encodeTiles(source: RowSource, { quality, maxBytes }: AvifSettings, layout: AvifLayout): Promise<EncodedTiles> {
+async function encodeTiles(source: RowSource, { quality, maxBytes, speed }: AvifSettings, layout: AvifLayout): Promise<EncodedTiles> {
   const { width, height } = source;
-  const encoder = await openTileEncoder({ quality, speed: avifSpeedFor(width * height) });
+  const encoder = await openTileEncoder({ quality, speed });
   const tiles = new TileCollector(layout, encoder, source.alpha, maxBytes);
   const rows = new TileRowBuffer(layout, width, height);
   const buffers = trackBuffer(rows.pixels.byteLength + tiles.tileBytes);

@@ -1,0 +1,87 @@
+import { interpolatedScore, searchQuality, type SearchOptions } from './search';
+
+/*
+ * quality=auto (issue 39): the lowest quality whose result scores at least `target`, predicted on
+ * the sample (sample.ts: tiles encoded, decoded and scored, a few qualities), then the whole
+ * picture encoded once and scored once, and corrected at most once: up when it missed the target,
+ * down when it overshot by more than `overshoot` (kept only if it still meets the target). A pure
+ * function over its steps: the run supplies how a quality is tried on the sample, how the whole
+ * picture is encoded and how a result is scored (the encoder's input rows against it decoded).
+ */
+
+export interface AutoQualitySteps<Result> {
+  /** SSIMULACRA 2 of the sample encoded at `quality` and decoded. */
+  sampleScore(quality: number): Promise<number>;
+  /** The whole picture encoded at `quality`. */
+  encode(quality: number): Promise<Result>;
+  /** SSIMULACRA 2 of a result against the pixels that went into the encoder. */
+  score(result: Result): Promise<number>;
+  /** A result that will not be kept (the run drops what it holds of it). */
+  discard?(result: Result): void;
+}
+
+export interface AutoQualityOptions {
+  target: number;
+  /**
+   * Score points the sample is asked for above the target: the sample's score differs from the
+   * whole picture's (calibrated per format), and a miss costs a second encode.
+   */
+  sampleMargin: number;
+  /** A first result this far above the target is encoded again lower (Infinity: never). */
+  overshoot: number;
+  search?: Partial<SearchOptions>;
+}
+
+export interface AutoQualityResult<Result> {
+  result: Result;
+  quality: number;
+  score: number;
+  /** Whole-picture encodes (1 or 2) and sample trials, for the run's accounting. */
+  encodes: number;
+  sampleTrials: number;
+}
+
+const DEFAULT_SEARCH: SearchOptions = { start: 80, maxTrials: 5 };
+/** Trials of the sample the correction may add. */
+const CORRECTION_TRIALS = 3;
+
+export async function autoQuality<Result>(steps: AutoQualitySteps<Result>, options: AutoQualityOptions): Promise<AutoQualityResult<Result>> {
+  const { target, sampleMargin } = options;
+  const search = { ...DEFAULT_SEARCH, ...options.search };
+  const cache = new Map<number, number>();
+  const sampleScore = async (quality: number) => {
+    let score = cache.get(quality);
+    if (score === undefined) cache.set(quality, (score = await steps.sampleScore(quality)));
+    return score;
+  };
+  const predicted = await searchQuality(sampleScore, target + sampleMargin, search);
+  const first = await steps.encode(predicted.quality);
+  const firstScore = await steps.score(first);
+  const done = (result: Result, quality: number, score: number, encodes: number) => ({ result, quality, score, encodes, sampleTrials: cache.size });
+  const missed = firstScore < target;
+  const max = search.max ?? 100;
+  if (!missed && firstScore - target <= options.overshoot) return done(first, predicted.quality, firstScore, 1);
+  if (missed && predicted.quality >= max) return done(first, predicted.quality, firstScore, 1);
+
+  // The sample's curve moved by what the whole picture scored against the sample at that quality.
+  const offset = firstScore - (interpolatedScore(cache, predicted.quality) ?? firstScore);
+  const corrected = await searchQuality(async (quality) => (await sampleScore(quality)) + offset, target, {
+    ...search,
+    start: predicted.quality + (missed ? 1 : -1),
+    maxTrials: CORRECTION_TRIALS,
+    min: missed ? predicted.quality + 1 : search.min,
+    max: missed ? max : predicted.quality - 1,
+  });
+  const quality = corrected.quality;
+  const expected = corrected.scores.get(quality);
+  if (!missed && (expected === undefined || expected < target)) return done(first, predicted.quality, firstScore, 1);
+  if (quality === predicted.quality) return done(first, predicted.quality, firstScore, 1);
+  const second = await steps.encode(quality);
+  const secondScore = await steps.score(second);
+  if (missed || secondScore >= target) {
+    steps.discard?.(first);
+    return done(second, quality, secondScore, 2);
+  }
+  steps.discard?.(second);
+  return done(first, predicted.quality, firstScore, 2);
+}
