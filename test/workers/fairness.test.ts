@@ -18,15 +18,14 @@ async function timed(call: Promise<Response>): Promise<{ status: number; ms: num
 }
 
 describe('a small conversion beside a large one', () => {
+  // One large run of each kind of yield point (libwebp's, libjpeg's, dav1d's); every input beside
+  // small ones is `npm run bench`'s full-size matrix.
   it.each([
     ['a 12 MP JPEG to WebP', 'jpeg-12mp.jpg', { format: 'webp' }],
-    ['a 12 MP progressive JPEG to JPEG', 'jpeg-12mp-progressive.jpg', { format: 'jpg' }],
-    ['a 12 MP AVIF to JPEG', 'avif-12mp.avif', { format: 'jpg' }],
     ['a 24 MP JPEG to JPEG', 'jpeg-24mp.jpg', { format: 'jpg' }],
     // Allowances capped to what the budget leaves (packed coefficients, the AVIF result) leave room
     // for small ones beside them (plan.ts fitToBudget); before, they waited for the whole run.
     ['a 24 MP progressive JPEG to WebP', 'jpeg-24mp-progressive.jpg', { format: 'webp' }],
-    ['a 24 MP progressive JPEG to AVIF', 'jpeg-24mp-progressive.jpg', { format: 'avif' }],
     // Decoded whole, its frame took 95 of the 100 MiB and the small one waited 2 s for memory.
     ['a 24 MP AVIF resized to 1600 px WebP', 'avif-24mp.avif', { width: '1600', format: 'webp' }, '/api/v1/resize'],
   ])('%s: the small one finishes long before it', async (_name, input, fields, path = '/api/v1/convert') => {
@@ -41,7 +40,8 @@ describe('a small conversion beside a large one', () => {
     console.log(`${input}: large ${bigResult.ms.toFixed(0)} ms, small ${smallResult.ms.toFixed(0)} ms`);
     expect([bigResult.status, smallResult.status]).toEqual([200, 200]);
     expect(smallResult.end).toBeLessThan(bigResult.end);
-    // Measured 15-60 ms, also with the machine busy; the aim is under 0.6 s.
-    expect(smallResult.ms).toBeLessThan(600);
+    // Measured 15-60 ms, also with the machine busy: a second is far from anything but a small one
+    // held up by the large one (the medians are the HTTP fairness test's, test/fairness).
+    expect(smallResult.ms).toBeLessThan(1000);
   });
 });
