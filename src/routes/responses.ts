@@ -52,7 +52,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_REUSED:
     'This Idempotency-Key was already used for a different request (another operation, file or parameters). Use a new key for a new request.',
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being processed. Retry in a moment to get its result.',
-  SERVER_BUSY: 'The server is busy with other large images and could not start this one within 30 seconds. Retry in a few seconds.',
+  SERVER_BUSY: 'The server is busy with other large images: this one could not start for about 4 seconds. Retry after 4 seconds.',
 };
 
 type Codes = readonly [ErrorCode, ...ErrorCode[]];
@@ -122,7 +122,7 @@ export const processingFailures = {
     ['Retry-After', ...QUOTA],
   ),
   500: serverFailure,
-  503: failure(503, 'SERVER_BUSY: the isolate\'s memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After.', ['SERVER_BUSY'], ['Retry-After']),
+  503: failure(503, 'SERVER_BUSY: the isolate\'s memory is taken by other large images and this request could not start within 2 s of arriving (answered at once when the work before it says so); retry after Retry-After, the seconds it would have waited.', ['SERVER_BUSY'], ['Retry-After']),
 } as const;
 
 export const downloadFailures = {
