@@ -45,10 +45,10 @@ describe('the guard never predicts less than a run holds', () => {
   });
 
   it.each([
-    ['12 MP -> 1000 px WebP (1/4 scale on load)', op({ steps: [{ op: 'resize', width: 1000 }], format: 'webp' }), 8],
-    ['12 MP crop 2000x2000 -> JPEG', op({ steps: [{ op: 'crop', x: 1000, y: 500, width: 2000, height: 2000 }] }), 24],
-    ['12 MP -> JPEG q80', op({ steps: [], format: 'jpeg' }), 64],
-  ])('%s holds at most %i MiB', async (_name, operation, maxMiB) => {
+    ['12 MP -> 1000 px WebP (1/4 scale on load)', 8, op({ steps: [{ op: 'resize', width: 1000 }], format: 'webp' })],
+    ['12 MP crop 2000x2000 -> JPEG', 24, op({ steps: [{ op: 'crop', x: 1000, y: 500, width: 2000, height: 2000 }] })],
+    ['12 MP -> JPEG q80', 64, op({ steps: [], format: 'jpeg' })],
+  ] as const)('%s holds at most %i MiB', async (_name, maxMiB, operation) => {
     const result = await processImage(await corpus('photos/photo-12mp.jpg'), operation, DEFAULTS);
     expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
     expect(result.peakBytes).toBeLessThanOrEqual(maxMiB * MiB);

@@ -5,7 +5,7 @@
  * synchronous infinite loop cannot be interrupted from the test's own thread).
  *
  * Environment:
- *   FUZZ_RUNS     cases per target (default 10000: 20% random input, 80% mutated seeds; a target's
+ *   FUZZ_RUNS     cases per target (default 5000: 20% random input, 80% mutated seeds; a target's
  *                 `runShare` scales it, for the few whose every case costs tens of milliseconds)
  *   FUZZ_SEED     fast-check seed (default: random, printed on failure)
  *   FUZZ_CASE_MS  per-case time limit (default 1000)
@@ -28,7 +28,7 @@ function envInt(name: string, fallback: number): number {
   return value;
 }
 
-export const FUZZ_RUNS = envInt('FUZZ_RUNS', 10_000);
+export const FUZZ_RUNS = envInt('FUZZ_RUNS', 5_000);
 export const FUZZ_SEED = process.env.FUZZ_SEED ? envInt('FUZZ_SEED', 0) : undefined;
 export const CASE_LIMIT_MS = envInt('FUZZ_CASE_MS', 1000);
 const HANG_MS = envInt('FUZZ_HANG_MS', 15_000);

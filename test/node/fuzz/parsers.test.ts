@@ -1,7 +1,7 @@
 /// <reference types="node" />
 /**
  * Fuzz suite for the container parsers (pure TypeScript, so it runs in Node, which is faster than
- * workerd): FUZZ_RUNS cases per parser (default 10000; 20% random bytes, 80% mutated seed files).
+ * workerd): FUZZ_RUNS cases per parser (default 5000; 20% random bytes, 80% mutated seed files).
  * Allowed outcomes: a result meeting the target's invariants, or AppError UNSUPPORTED_FORMAT; no
  * other error, no input modified, no case over FUZZ_CASE_MS (1000 ms). See targets.ts (the table),
  * arbitraries.ts (inputs), harness.ts (outcomes, timing, hang watchdog, environment variables).
