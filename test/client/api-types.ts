@@ -881,7 +881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerFailure"];
                 };
             };
-            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this request could not start within 2 s of arriving (answered at once when the work before it says so); retry after Retry-After, the seconds it would have waited. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -998,7 +998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerFailure"];
                 };
             };
-            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this request could not start within 2 s of arriving (answered at once when the work before it says so); retry after Retry-After, the seconds it would have waited. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1115,7 +1115,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerFailure"];
                 };
             };
-            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this request could not start within 2 s of arriving (answered at once when the work before it says so); retry after Retry-After, the seconds it would have waited. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1232,7 +1232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerFailure"];
                 };
             };
-            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this request could not start within 2 s of arriving (answered at once when the work before it says so); retry after Retry-After, the seconds it would have waited. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1349,7 +1349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerFailure"];
                 };
             };
-            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this upload could not be admitted in time; retry after Retry-After. */
+            /** @description SERVER_BUSY: the isolate's memory is taken by other large images and this request could not start within 2 s of arriving (answered at once when the work before it says so); retry after Retry-After, the seconds it would have waited. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
