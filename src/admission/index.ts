@@ -101,11 +101,15 @@ export class MemoryAdmission {
    * Waits until an upload of `bytes` fits (see the class), and counts it until the returned hold
    * is released, shrunk or taken over by its run.
    */
-  async reserve(bytes: number, options: WaitOptions = {}): Promise<Hold> {
+  async reserve(bytes: number, options: WaitOptions & { runBytes?: number } = {}): Promise<Hold> {
     const first = this.runs[0] ?? this.uploads[0];
     const workMs = () => uploadWorkMs(bytes);
-    if (this.goesFirst(bytes, 0, first, workMs())) return this.take(bytes, first !== undefined, workMs);
     const limitMs = this.waitLimitMs(options.deadline);
+    // A large body takes a while to read on a busy isolate: its run (guessed from its size) is
+    // judged now, so that its 503 leaves before the body is read rather than after.
+    const runBytes = options.runBytes ?? 0;
+    if (runBytes > bytes) this.refuseIfLong(runBytes, 0, this.runs, limitMs);
+    if (this.goesFirst(bytes, 0, first, workMs())) return this.take(bytes, first !== undefined, workMs);
     const workTimeMs = this.refuseIfLong(bytes, 0, [...this.runs, ...this.uploads], limitMs);
     return this.wait(this.uploads, bytes, 0, workMs(), workTimeMs, limitMs, () => this.take(bytes, false, workMs), options.signal);
   }
