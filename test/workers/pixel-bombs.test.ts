@@ -30,7 +30,8 @@ async function refused(input: Uint8Array, code: ErrorCode): Promise<AppError> {
   const elapsed = performance.now() - started;
   expect(error).toBeInstanceOf(AppError);
   expect((error as AppError).code, String((error as AppError).detail)).toBe(code);
-  expect(elapsed).toBeLessThan(100);
+  // Refused from the header: milliseconds of work (a decode would take seconds); the bound is for a busy machine.
+  expect(elapsed).toBeLessThan(2000);
   return error as AppError;
 }
 

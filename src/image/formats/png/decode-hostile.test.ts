@@ -22,7 +22,7 @@ describe('PNG decoder: damaged and hostile image data', () => {
     const ms = performance.now() - started;
     // Only the image's bytes are inflated (10 GB would take ~10 s).
     expect(sameBytes(data, expectedRgba(SPEC))).toBe(true);
-    expect(ms).toBeLessThan(200);
+    expect(ms).toBeLessThan(3000);
   });
 
   for (const interlaced of [false, true]) {
