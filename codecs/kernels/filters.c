@@ -42,12 +42,13 @@ typedef struct {
   float* grid;             /* 4 grid rows */
   float* across;           /* columns (+ 4) */
   double* phases;          /* Catmull-Rom weights by phase, transposed: phases[k * step + phase] */
+  float* phases32;         /* the same as floats (emit_grid_bytes) */
   const void** rows;       /* 2 * radius + 1 row pointers */
 } Gauss;
 
 void gauss_init(Gauss* g, int width, int height, int channels, int step, int radius, int scale, int max_value, int window_rows,
                 int integer, int exact_sums, const double* weights, const double* mask, const int16_t* mask16, void* window,
-                void* padded, float* grid, float* across, double* phases, const void** rows) {
+                void* padded, float* grid, float* across, double* phases, float* phases32, const void** rows) {
   g->width = width;
   g->height = height;
   g->channels = channels;
@@ -81,6 +82,7 @@ void gauss_init(Gauss* g, int width, int height, int channels, int step, int rad
   g->grid = grid;
   g->across = across;
   g->phases = phases;
+  g->phases32 = phases32;
   g->rows = rows;
   for (int phase = 0; phase < step; phase++) {
     const double f = (double)phase / step, f2 = f * f, f3 = f2 * f;
@@ -89,6 +91,7 @@ void gauss_init(Gauss* g, int width, int height, int channels, int step, int rad
     phases[2 * step + phase] = (-3 * f3 + 4 * f2 + f) / 2;
     phases[3 * step + phase] = (f3 - f2) / 2;
   }
+  for (int k = 0; k < 4 * step; k++) phases32[k] = (float)phases[k];
 }
 
 /* Whether the next output row still needs another input row. */
@@ -353,6 +356,44 @@ static void emit_every_fast(Gauss* g, int y, float* out, uint8_t* bytes) {
   }
 }
 
+/*
+ * Output row y on the grid (step > 1): the grid rows it lies between computed (each once, in
+ * order), and their sum for channel ch with the row's Catmull-Rom weights into g->across, rounded
+ * to floats as the TypeScript stored them.
+ */
+static void across_row(Gauss* g, int y, int ch) {
+  const int step = g->step, base = y / step, margin = g->margin;
+  while (g->computed <= base + 2 + margin) {
+    grid_row(g, g->computed - margin, g->grid + (g->computed % 4) * g->stride);
+    g->computed++;
+  }
+  const int phase = y - base * step;
+  const double* ph = g->phases;
+  const v128_t t0 = wasm_f64x2_splat(ph[phase]), t1 = wasm_f64x2_splat(ph[step + phase]);
+  const v128_t t2 = wasm_f64x2_splat(ph[2 * step + phase]), t3 = wasm_f64x2_splat(ph[3 * step + phase]);
+  const int offset = ch * g->columns;
+  const float* r0 = g->grid + ((base - 1 + margin) % 4) * g->stride + offset;
+  const float* r1 = g->grid + ((base + margin) % 4) * g->stride + offset;
+  const float* r2 = g->grid + ((base + 1 + margin) % 4) * g->stride + offset;
+  const float* r3 = g->grid + ((base + 2 + margin) % 4) * g->stride + offset;
+  for (int c = 0; c < g->columns; c += 2) {
+    const v128_t a = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r0 + c));
+    const v128_t b = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r1 + c));
+    const v128_t d = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r2 + c));
+    const v128_t e = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r3 + c));
+    const v128_t sum = wasm_f64x2_add(wasm_f64x2_add(wasm_f64x2_add(wasm_f64x2_mul(t0, a), wasm_f64x2_mul(t1, b)), wasm_f64x2_mul(t2, d)), wasm_f64x2_mul(t3, e));
+    wasm_v128_store64_lane(g->across + c, wasm_f32x4_demote_f64x2_zero(sum), 0);
+  }
+}
+
+/* Output x (phase p of grid column gx) from the across row, as the TypeScript computed it. */
+static inline float interpolated(const Gauss* g, int gx, int p) {
+  const double* ph = g->phases;
+  const float* a = g->across + gx;
+  const int step = g->step;
+  return (float)(ph[p] * (double)a[0] + ph[step + p] * (double)a[1] + ph[2 * step + p] * (double)a[2] + ph[3 * step + p] * (double)a[3]);
+}
+
 /* The next output row into out: channels planes of width floats (out holds stride floats at least). */
 void gauss_emit(Gauss* g, float* out) {
   const int y = g->emitted++;
@@ -362,32 +403,11 @@ void gauss_emit(Gauss* g, float* out) {
     else grid_row(g, y, out);
     return;
   }
-  const int base = y / step, margin = g->margin, columns = g->columns;
-  while (g->computed <= base + 2 + margin) {
-    grid_row(g, g->computed - margin, g->grid + (g->computed % 4) * g->stride);
-    g->computed++;
-  }
-  const int phase = y - base * step;
   const double* ph = g->phases;
-  const v128_t t0 = wasm_f64x2_splat(ph[phase]), t1 = wasm_f64x2_splat(ph[step + phase]);
-  const v128_t t2 = wasm_f64x2_splat(ph[2 * step + phase]), t3 = wasm_f64x2_splat(ph[3 * step + phase]);
-  const float* r0 = g->grid + ((base - 1 + margin) % 4) * g->stride;
-  const float* r1 = g->grid + ((base + margin) % 4) * g->stride;
-  const float* r2 = g->grid + ((base + 1 + margin) % 4) * g->stride;
-  const float* r3 = g->grid + ((base + 2 + margin) % 4) * g->stride;
-  float* across = g->across;
+  const float* across = g->across;
   const int width = g->width;
   for (int ch = 0; ch < g->channels; ch++) {
-    const int offset = ch * columns;
-    for (int c = 0; c < columns; c += 2) {
-      const int i = offset + c;
-      const v128_t a = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r0 + i));
-      const v128_t b = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r1 + i));
-      const v128_t d = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r2 + i));
-      const v128_t e = wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(r3 + i));
-      const v128_t sum = wasm_f64x2_add(wasm_f64x2_add(wasm_f64x2_add(wasm_f64x2_mul(t0, a), wasm_f64x2_mul(t1, b)), wasm_f64x2_mul(t2, d)), wasm_f64x2_mul(t3, e));
-      wasm_v128_store64_lane(across + c, wasm_f32x4_demote_f64x2_zero(sum), 0);
-    }
+    across_row(g, y, ch);
     float* plane = out + ch * width;
     for (int gx = 0, x0 = 0; x0 < width; gx++, x0 += step) {
       const v128_t a0 = wasm_f64x2_splat(across[gx]), a1 = wasm_f64x2_splat(across[gx + 1]);
@@ -401,11 +421,78 @@ void gauss_emit(Gauss* g, float* out) {
             wasm_f64x2_mul(wasm_v128_load(ph + 3 * step + p), a3));
         wasm_v128_store64_lane(plane + x0 + p, wasm_f32x4_demote_f64x2_zero(v), 0);
       }
-      if (p < n) {
-        const double v = ph[p] * (double)across[gx] + ph[step + p] * (double)across[gx + 1] + ph[2 * step + p] * (double)across[gx + 2] +
-                         ph[3 * step + p] * (double)across[gx + 3];
-        plane[x0 + p] = (float)v;
+      if (p < n) plane[x0 + p] = interpolated(g, gx, p);
+    }
+  }
+}
+
+/*
+ * Four interpolated values (f32x4) as bytes: rounded half to even and clamped, except that a lane
+ * within 1e-3 of a half is made as the TypeScript made it (lane j is phase p + j * p_step of grid
+ * column gx + j * gx_step). Floats stay within 2e-4 of the TypeScript's doubles here: values below 320, the
+ * weights' magnitudes summing to at most 1.25.
+ */
+static inline __attribute__((always_inline)) uint32_t interpolated_bytes(const Gauss* g, v128_t v, int gx, int gx_step, int p, int p_step) {
+  const v128_t nearest = wasm_f32x4_nearest(v);
+  const v128_t narrow = wasm_i16x8_narrow_i32x4(wasm_i32x4_trunc_sat_f32x4(nearest), wasm_i32x4_splat(0));
+  uint32_t four = (uint32_t)wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(narrow, narrow), 0);
+  const v128_t near_half = wasm_f32x4_gt(wasm_f32x4_abs(wasm_f32x4_sub(v, nearest)), wasm_f32x4_splat(0.5f - 1e-3f));
+  if (!wasm_v128_any_true(near_half)) return four;
+  int32_t lanes[4];
+  wasm_v128_store(lanes, near_half);
+  for (int j = 0; j < 4; j++) {
+    if (!lanes[j]) continue;
+    four = (four & ~(0xFFu << (8 * j))) | (uint32_t)clamped_byte(interpolated(g, gx + j * gx_step, p + j * p_step)) << (8 * j);
+  }
+  return four;
+}
+
+/*
+ * Output row y on the grid as byte planes (integer planes, whose values are only ever rounded to
+ * bytes): the interpolation in floats. With a step of 4 or more, four phases of a grid column at a
+ * time; with 2 or 3, four grid columns at a time, their phases interleaved.
+ */
+static void emit_grid_bytes(Gauss* g, uint8_t* bytes) {
+  const int y = g->emitted++;
+  const int step = g->step, width = g->width;
+  const float* across = g->across;
+  const float* ph = g->phases32;
+  for (int ch = 0; ch < g->channels; ch++) {
+    across_row(g, y, ch);
+    uint8_t* plane = bytes + ch * width;
+    if (step >= 4) {
+      /* Each group of four may write up to three bytes past its column's block: the next block (or plane) writes them again. */
+      for (int gx = 0, x0 = 0; x0 < width; gx++, x0 += step) {
+        const v128_t a0 = wasm_f32x4_splat(across[gx]), a1 = wasm_f32x4_splat(across[gx + 1]);
+        const v128_t a2 = wasm_f32x4_splat(across[gx + 2]), a3 = wasm_f32x4_splat(across[gx + 3]);
+        for (int p = 0; p < step && x0 + p < width; p += 4) {
+          const v128_t v = wasm_f32x4_add(
+              wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(ph + p), a0), wasm_f32x4_mul(wasm_v128_load(ph + step + p), a1)),
+                             wasm_f32x4_mul(wasm_v128_load(ph + 2 * step + p), a2)),
+              wasm_f32x4_mul(wasm_v128_load(ph + 3 * step + p), a3));
+          const uint32_t four = interpolated_bytes(g, v, gx, 0, p, 1);
+          __builtin_memcpy(plane + x0 + p, &four, 4);
+        }
       }
+      continue;
+    }
+    const int blocks = (width + step - 1) / step;
+    for (int gx = 0; gx < blocks; gx += 4) {
+      const v128_t a0 = wasm_v128_load(across + gx), a1 = wasm_v128_load(across + gx + 1);
+      const v128_t a2 = wasm_v128_load(across + gx + 2), a3 = wasm_v128_load(across + gx + 3);
+      uint32_t four[3] = {0, 0, 0};
+      for (int p = 0; p < step; p++) {
+        const v128_t v = wasm_f32x4_add(
+            wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(ph[p]), a0), wasm_f32x4_mul(wasm_f32x4_splat(ph[step + p]), a1)),
+                           wasm_f32x4_mul(wasm_f32x4_splat(ph[2 * step + p]), a2)),
+            wasm_f32x4_mul(wasm_f32x4_splat(ph[3 * step + p]), a3));
+        four[p] = interpolated_bytes(g, v, gx, 1, p, 0);
+      }
+      /* The phases of each grid column in turn, from x = gx * step: 8 or 12 bytes, stored as 16 (the next group, or plane, writes the rest again). */
+      const v128_t words = wasm_i32x4_make((int32_t)four[0], (int32_t)four[1], (int32_t)four[2], 0);
+      const v128_t ordered = step == 2 ? wasm_i8x16_shuffle(words, words, 0, 4, 1, 5, 2, 6, 3, 7, 12, 12, 12, 12, 12, 12, 12, 12)
+                                       : wasm_i8x16_shuffle(words, words, 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 12, 12, 12);
+      wasm_v128_store(plane + gx * step, ordered);
     }
   }
 }
@@ -493,10 +580,11 @@ void blur_emit(Gauss* g, float* planes, uint8_t* rgba) {
   const int width = g->width;
   uint32_t* out = (uint32_t*)rgba;
   int x = 0;
-  if (g->fast) {
+  if (g->integer && (g->fast || g->step > 1)) {
     /* The planes as bytes, after the float planes (which the groups near a half use). */
     uint8_t* bytes = (uint8_t*)(planes + g->stride);
-    emit_every_fast(g, g->emitted++, planes, bytes);
+    if (g->fast) emit_every_fast(g, g->emitted++, planes, bytes);
+    else emit_grid_bytes(g, bytes);
     pack_planes(bytes, out, width, g->channels);
     return;
   }

@@ -33,6 +33,7 @@ interface GaussianOffsets {
   grid: number;
   across: number;
   phases: number;
+  phases32: number;
   rows: number;
   /** One output row as float planes, then as byte planes. */
   out: number;
@@ -67,6 +68,7 @@ function gaussianLayout(layout: KernelLayout, shape: GaussianShape): GaussianOff
     grid: step > 1 ? take(4 * stride * 4) : 0,
     across: step > 1 ? take((columns + 4) * 4) : 0,
     phases: take(4 * step * 8),
+    phases32: take(4 * step * 4),
     rows: take((2 * radius + 1) * 4),
     out: take(groupsOf4(width * channels) * 5),
     integer,
@@ -96,7 +98,7 @@ function initGaussian(k: Exports, buffer: ArrayBuffer, at: GaussianOffsets, shap
   if (at.mask16) new Int16Array(buffer, at.mask16, weights.length).set(weights);
   k.gauss_init(
     at.state, shape.width, shape.height, shape.channels, shape.step, radius, scale, shape.maxValue, at.windowRows, Number(at.integer), Number(at.exactSums),
-    at.weights, at.mask, at.mask16, at.window, at.padded, at.grid, at.across, at.phases, at.rows,
+    at.weights, at.mask, at.mask16, at.window, at.padded, at.grid, at.across, at.phases, at.phases32, at.rows,
   );
 }
 
