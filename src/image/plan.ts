@@ -4,6 +4,7 @@ import type { Colour, Region } from './operations';
 import { ATTENTION_SIDE } from './smart-crop';
 import { sizeAfter, type StagePlan } from './steps/index';
 import { blurBytes } from './stages/blur';
+import { grayscaleBytes } from './stages/grayscale';
 import { displayedSize } from './stages/orient';
 import { orientedFrameChannels } from './stages/oriented-frame';
 import { resizeScratchBytes, resizeScratchBytesEither } from './stages/resize';
@@ -104,6 +105,7 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     if (stage.kind === 'crop') bytes = band(stage.region.width);
     if (stage.kind === 'blur') bytes = blurBytes(size, stage.sigma, alpha);
     if (stage.kind === 'sharpen') bytes = sharpenBytes(size, stage.sigma);
+    if (stage.kind === 'grayscale') bytes = grayscaleBytes();
     if (stage.kind === 'resize') {
       const { to, cut, pad, smart } = stage;
       if (to.width !== size.width || to.height !== size.height) bytes += resizeScratchBytes(size, to, !alpha, cut && { x: cut.x, width: cut.width }) + band(to.width);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { gaussianMask, GaussianRows, gridStep } from './gaussian';
+import { GaussianRows } from '../../../test/support/filters-reference';
+import { gaussianMask, gridStep } from './gaussian';
+
+/*
+ * The Gaussian as the TypeScript computed it (GaussianRows, test/support/filters-reference.ts),
+ * which the kernels compute byte for byte (filter-kernels.test.ts): exact below sigma 8, within a
+ * level on a grid above, bounded windows.
+ */
 
 /** The Gaussian of a `width` x `height` one-channel picture, row by row through GaussianRows. */
 function blurred(picture: Float32Array, width: number, height: number, sigma: number, minAmplitude = 0.2): Float32Array {

@@ -1,4 +1,4 @@
-import kernelsModule from '../codecs/wasm/kernels.wasm';
+import { KernelLayout, kernelInstance } from './kernel-memory';
 import type { Contributions } from './lanczos';
 
 /*
@@ -6,21 +6,9 @@ import type { Contributions } from './lanczos';
  * lanczos.ts's arithmetic (the TypeScript passes the pipeline ran before: the same bytes, four to
  * seven times as fast; docs/performance.md). resize.ts keeps the window of rows and decides the
  * order of the passes; the rows, the window and the filters live in the kernels' memory, laid out
- * here. Each resize has its own memory of exactly this layout's size (WebAssembly memory never
- * shrinks), dropped with it.
+ * here (kernel-memory.ts). Each resize has its own memory of exactly this layout's size, dropped
+ * with it.
  */
-
-const PAGE_BYTES = 65_536;
-/**
- * Where the buffers start: below lie the module's own static data and its 4 KiB stack (which the
- * kernels do not use; codecs/kernels/build.sh checks that they end below this).
- */
-const RESERVED_BYTES = 8192;
-/**
- * Bytes readable and writable past every buffer: the vertical pass works in groups of four pixels
- * (up to 12 bytes past a row), the horizontal one reads one pixel past an output's last tap.
- */
-const SLACK_BYTES = 16;
 
 /** What the passes of one resize need (resize.ts's layout). */
 export interface KernelShape {
@@ -53,7 +41,6 @@ interface Offsets {
   bytes: number;
 }
 
-const align = (n: number) => Math.ceil(n / 16) * 16;
 const groupsOf4 = (pixels: number) => Math.ceil(pixels / 4) * 4;
 /** The longest filter of an axis, rounded up to an even number of taps (the kernels take weights in pairs). */
 const pairStride = (c: Contributions, size: number) => {
@@ -70,12 +57,8 @@ const windowRowBytes = ({ opaque, hFirst, windowRowPixels }: KernelShape) => win
 
 function offsets(shape: KernelShape): Offsets {
   const { ch, cv, hFirst, opaque, width, outWidth, outHeight } = shape;
-  let at = RESERVED_BYTES;
-  const take = (bytes: number) => {
-    const start = at;
-    at += align(bytes + SLACK_BYTES);
-    return start;
-  };
+  const layout = new KernelLayout();
+  const take = (bytes: number) => layout.take(bytes);
   const window = take(shape.windowRows * windowRowBytes(shape));
   // A row for the horizontal pass to read from when its result goes into the window.
   const input = hFirst ? take(width * 4) : 0;
@@ -91,7 +74,7 @@ function offsets(shape: KernelShape): Offsets {
   const hWeights = ch ? take(outWidth * hStride * 2) : 0;
   const vStride = cv ? pairStride(cv, outHeight) : 0;
   const vWeights = cv ? take(outHeight * vStride * 2) : 0;
-  return { window, input, inputValues, tmp, out, hStart, hCount, hWeights, hStride, vWeights, vStride, bytes: Math.ceil(at / PAGE_BYTES) * PAGE_BYTES };
+  return { window, input, inputValues, tmp, out, hStart, hCount, hWeights, hStride, vWeights, vStride, bytes: layout.bytes };
 }
 
 /** The kernels' memory for a resize of this shape, in bytes. */
@@ -109,7 +92,6 @@ interface Exports {
   h_row_unpremultiply(src: number, dst: number, dstWidth: number, start: number, count: number, weights: number, stride: number): void;
   v_row_unpremultiply(src: number, rowValues: number, dst: number, width: number, weights: number, taps: number): void;
   unpremultiply_row(src: number, dst: number, pixels: number): void;
-  stackSave(): number;
 }
 
 /**
@@ -133,9 +115,8 @@ export class LanczosKernels {
   constructor(shape: KernelShape) {
     const at = offsets(shape);
     this.at = at;
-    const memory = new WebAssembly.Memory({ initial: at.bytes / PAGE_BYTES, maximum: at.bytes / PAGE_BYTES });
-    this.k = new WebAssembly.Instance(kernelsModule, { env: { memory } }).exports as unknown as Exports;
-    if (this.k.stackSave() > RESERVED_BYTES) throw new Error('resize kernels: the module reaches into the buffers');
+    const { exports, memory } = kernelInstance<Exports>(at.bytes);
+    this.k = exports;
     this.heap = new Uint8Array(memory.buffer);
     this.rowBytes = windowRowBytes(shape);
     const { ch, cv, outWidth, outHeight } = shape;

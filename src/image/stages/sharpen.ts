@@ -1,6 +1,6 @@
-import { clippedSrgbEncoder, srgbDecode, srgbEncode } from './colour/srgb';
-import { gaussianBytes, gaussianMask, GaussianRows, gridStep, type GaussianMask } from './gaussian';
-import { pixelWords, toByte } from './pixels';
+import { clippedSrgbEncoder, srgbDecode, srgbEncode, srgbEncodeTable } from './colour/srgb';
+import { SHARPEN_MIN_AMPLITUDE, sharpenKernelBytes, SharpenKernels, type SharpenTables } from './filter-kernels';
+import { toByte } from './pixels';
 import type { RowSource } from './rows';
 import type { Dimensions } from '../types';
 
@@ -10,16 +10,18 @@ import type { Dimensions } from '../types';
  * sigma (minimum amplitude 0.1), and each pixel's L moved by a curve of its difference from the
  * blur: slope m1 = 1 within x1 = 2 L of it, m2 = 2 beyond, the change kept within +y2 = 10 and
  * -y3 = 20. a* and b* stay: the pixel keeps its chroma and hue. As in sharp, a picture with alpha is
- * sharpened premultiplied.
+ * sharpened premultiplied. The kernels (codecs/kernels/filters.c, filter-kernels.ts) do the work
+ * with the tables and arithmetic below; pixels with alpha strictly between 0 and 255 they hand back
+ * to labsLightness and withLightness here.
  */
 
-const MIN_AMPLITUDE = 0.1;
+export { SHARPEN_MIN_AMPLITUDE };
 const DEFAULTS = { m1: 1, m2: 2, x1: 2, y2: 10, y3: 20 };
-const LABS_SCALE = 32767 / 100;
+export const LABS_SCALE = 32767 / 100;
 const BAND_ROWS = 16;
 
 /** vips_sharpen's table: the change of L (LabS units) for each difference from the blur, indexed by difference + 32768 as libvips indexes it. */
-const CHANGE = (() => {
+export const CHANGE = (() => {
   const { m1, m2, x1, y2, y3 } = DEFAULTS;
   const lut = new Int32Array(65536);
   for (let i = 0; i < 65536; i++) {
@@ -49,32 +51,32 @@ const KAPPA = 24389 / 27;
 const f = (t: number) => (t > EPSILON ? Math.cbrt(t) : (KAPPA * t + 16) / 116);
 const fInverse = (v: number) => (v > 6 / 29 ? v * v * v : (116 * v - 16) / KAPPA);
 
-/** Window rows of original pixels the stage keeps: those not yet written while the Gaussian reads ahead. */
-const heldRows = (mask: GaussianMask, step: number) => mask.radius + 1 + (step > 1 ? 3 * step : 0) + 1;
+let tables: SharpenTables | undefined;
 
-/** Bytes the sharpen stage holds for a picture of `size` (memory-plan.ts): the Gaussian, and each held row's pixels and L*. */
+/** The kernels' tables: linear light, the encode table, and CHANGE where it is not constant. */
+function sharpenTables(): SharpenTables {
+  if (!tables) {
+    let from = 0;
+    while (CHANGE[from + 1] === CHANGE[0]) from++;
+    let to = CHANGE.length - 1;
+    while (CHANGE[to - 1] === CHANGE[CHANGE.length - 1]) to--;
+    tables = { linear: LINEAR, encode: srgbEncodeTable(), change: CHANGE.slice(from, to + 1), changeFrom: from };
+  }
+  return tables;
+}
+
+/** Bytes the sharpen stage holds for a picture of `size` (memory-plan.ts): the kernels' memory, with the Gaussian, each held row's pixels and L*, and the output band. */
 export function sharpenBytes(size: Dimensions, sigma: number): number {
-  const mask = gaussianMask(sigma, MIN_AMPLITUDE);
-  const step = gridStep(sigma);
-  return gaussianBytes(size, 1, mask, step) + heldRows(mask, step) * size.width * 8 + 2 * 4 * size.width + BAND_ROWS * size.width * 4;
+  return sharpenKernelBytes(size.width, size.height, sigma, BAND_ROWS, sharpenTables());
 }
 
 /** The sharpen stage: `source` sharpened as sharp's sharpen({ sigma }), in bands, holding a window of rows. */
 export function sharpenRows(source: RowSource, sigma: number): RowSource {
   const { width, height } = source;
-  const mask = gaussianMask(sigma, MIN_AMPLITUDE);
-  const ring = heldRows(mask, gridStep(sigma));
-  const gaussian = new GaussianRows(width, height, 1, mask, sigma);
-  // The rows the Gaussian has read ahead of the output: their pixels and their L* (LabS units).
-  const originals = new Uint8Array(ring * width * 4);
-  const lightnesses = new Int32Array(ring * width);
-  const lightness = new Float32Array(width);
-  const blurred = new Float32Array(width);
-  const out = new Uint8Array(BAND_ROWS * width * 4);
   const encode = clippedSrgbEncoder();
+  const kernels = new SharpenKernels(width, height, sigma, BAND_ROWS, sharpenTables(), labsLightness, (pixel, change) => withLightness(pixel, change / LABS_SCALE, encode));
   const held = sharpenBytes({ width, height }, sigma);
   let band: { data: Uint8Array; row: number; rows: number } | null = null;
-  let pushed = 0;
   let y = 0;
   const pushRow = async () => {
     if (!band || band.row >= band.rows) {
@@ -82,13 +84,7 @@ export function sharpenRows(source: RowSource, sigma: number): RowSource {
       if (!next) throw new Error(`sharpen: the source ended before its ${height} rows`);
       band = { data: next.data, row: 0, rows: next.rows };
     }
-    const slot = pushed++ % ring;
-    originals.set(band.data.subarray(band.row * width * 4, (band.row + 1) * width * 4), slot * width * 4);
-    band.row++;
-    const words = pixelWords(originals.subarray(slot * width * 4, (slot + 1) * width * 4));
-    const stored = lightnesses.subarray(slot * width, (slot + 1) * width);
-    for (let x = 0; x < width; x++) lightness[x] = stored[x] = labsLightness(words[x]);
-    gaussian.push(lightness);
+    kernels.push(band.data.subarray(band.row * width * 4, ++band.row * width * 4));
   };
   return {
     width,
@@ -102,20 +98,11 @@ export function sharpenRows(source: RowSource, sigma: number): RowSource {
         return null;
       }
       const rows = Math.min(BAND_ROWS, height - y);
-      const words = pixelWords(out);
       for (let row = 0; row < rows; row++) {
-        while (gaussian.wantsInput()) await pushRow();
-        gaussian.emit(blurred);
-        const slot = (y + row) % ring;
-        const original = pixelWords(originals.subarray(slot * width * 4, (slot + 1) * width * 4));
-        const before = lightnesses.subarray(slot * width, (slot + 1) * width);
-        for (let x = 0; x < width; x++) {
-          const L = before[x];
-          const after = Math.min(32767, Math.max(0, L + CHANGE[L - Math.round(blurred[x]) + 32768]));
-          words[row * width + x] = after === L ? original[x] : withLightness(original[x], (after - L) / LABS_SCALE, encode);
-        }
+        while (kernels.wantsInput()) await pushRow();
+        kernels.emit(y + row, row);
       }
-      const result = { y, rows, data: out.subarray(0, rows * width * 4) };
+      const result = { y, rows, data: kernels.band(rows) };
       y += rows;
       return result;
     },
@@ -131,7 +118,7 @@ const LINEAR = Float64Array.from({ length: 256 }, (_, v) => srgbDecode(v / 255))
 const linear = (value: number, a: number) => (a === 255 ? LINEAR[value] : srgbDecode((value * a) / 65025));
 
 /** L* of a pixel in LabS units (L * 327.67, truncated as libvips stores it). */
-function labsLightness(px: number): number {
+export function labsLightness(px: number): number {
   const a = px >>> 24;
   const y = Y_ROW[0] * linear(px & 255, a) + Y_ROW[1] * linear((px >> 8) & 255, a) + Y_ROW[2] * linear((px >> 16) & 255, a);
   return Math.trunc((116 * f(y) - 16) * LABS_SCALE);
@@ -141,7 +128,7 @@ const [X_ROW, Y_ROW, Z_ROW] = TO_XYZ;
 const [R_ROW, G_ROW, B_ROW] = FROM_XYZ;
 
 /** The pixel with its L* moved by `change`, a* and b* kept: each of f(X), f(Y), f(Z) moves by change / 116. */
-function withLightness(px: number, change: number, encode: (linear: number) => number): number {
+export function withLightness(px: number, change: number, encode: (linear: number) => number): number {
   const a = px >>> 24;
   const r = linear(px & 255, a);
   const g = linear((px >> 8) & 255, a);
