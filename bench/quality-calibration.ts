@@ -222,7 +222,7 @@ for (const format of formats) {
   for (const [i, picture] of set.entries()) {
     const started = performance.now();
     const mosaic = await collectSample(rows(picture), sampleLayout(picture.width, picture.height));
-    const trial = sampleTrial(format, mosaic, false, picture.width * picture.height);
+    const trial = sampleTrial(format, mosaic, { alpha: false }, picture.width * picture.height);
     const chosen = await autoQuality(
       {
         sampleScore: async (quality: number) => {

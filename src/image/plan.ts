@@ -10,6 +10,8 @@ import { resizeScratchBytes, resizeScratchBytesEither } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
 import { sharpenBytes } from './stages/sharpen';
 import type { Dimensions, ImageFormat } from './types';
+import { autoMemory, autoPlanFor, type AutoPlan } from './quality/auto-plan';
+import { isAutoFormat } from './quality/calibration';
 
 /**
  * Everything a run will do, decided from the header before any decode (as sharp records its
@@ -60,6 +62,8 @@ export interface ProcessingPlan {
   maxResultBytes?: number;
   /** What the result's sink holds for a file of at most `fileBytes` written in bursts of `burstBytes` (ResultTarget.heldBytes). */
   resultHeldBytes: (fileBytes: number, burstBytes: number) => number;
+  /** quality=auto: how the result is chosen and checked (quality/auto-plan.ts); `quality` is then the highest it may take. */
+  auto?: AutoPlan;
 }
 
 /** libjpeg's scaled size: ceil(side / shrink). */
@@ -86,7 +90,8 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const format = FORMATS[plan.outputFormat];
   const facts = encodeFacts(plan);
   const cost = format.encodeCost(facts);
-  const resultHeld = plan.resultHeldBytes(format.resultBound(facts), cost.burstBytes);
+  // A quality=auto result that may still be replaced is held whole until it is final.
+  const resultHeld = plan.auto?.holdsResult ? format.resultBound(facts) : plan.resultHeldBytes(format.resultBound(facts), cost.burstBytes);
   const encoder =
     cost.finishing === undefined
       ? { streaming: cost.streaming + resultHeld }
@@ -134,7 +139,13 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     // A strip's stored region is decoded as a crop is (its band is at most the stored width).
     if (strips) stages += band(plan.stored.width);
   }
-  return { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder };
+  const run: MemoryPlan = { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder };
+  if (!plan.auto || !isAutoFormat(plan.outputFormat)) return run;
+  // Reading the encoder's input once more (a whole-picture score) holds the decoder and stages
+  // again, and turns rows an encoder would have placed (a frame for orientations 3-8).
+  const turnsRows = plan.orientInEncoder && plan.orientation >= 3 ? orientedFrameChannels({ alpha: carriesAlpha, grey }) * pixelsOf(output) : 0;
+  const reread = decoder.streaming + stages + frame + turnsRows;
+  return { ...run, auto: autoMemory(plan.auto, plan.outputFormat, facts, reread) };
 }
 
 /**
@@ -464,7 +475,10 @@ function withStages(plan: ProcessingPlan, stages: StagePlan[]): ProcessingPlan {
     size = sizeAfter(fitting, size);
     return fitting;
   });
-  return { ...plan, stages: fitted, output: displayedSize(size, plan.orientation) };
+  const output = displayedSize(size, plan.orientation);
+  // quality=auto checks a result of another size another way (quality/auto-plan.ts).
+  const auto = plan.auto && isAutoFormat(plan.outputFormat) ? autoPlanFor(output, plan.outputFormat, plan.auto.target, plan.auto.others) : undefined;
+  return { ...plan, stages: fitted, output, auto };
 }
 
 export { MB };

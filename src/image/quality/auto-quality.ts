@@ -76,9 +76,12 @@ export async function autoQuality<Result>(steps: AutoQualitySteps<Result>, optio
   const expected = corrected.scores.get(quality);
   if (!missed && (expected === undefined || expected < target)) return done(first, predicted.quality, firstScore, 1);
   if (quality === predicted.quality) return done(first, predicted.quality, firstScore, 1);
+  // A first result that missed is replaced whatever the second scores: it goes before the second is made.
+  if (missed) steps.discard?.(first);
   const second = await steps.encode(quality);
   const secondScore = await steps.score(second);
-  if (missed || secondScore >= target) {
+  if (missed) return done(second, quality, secondScore, 2);
+  if (secondScore >= target) {
     steps.discard?.(first);
     return done(second, quality, secondScore, 2);
   }
