@@ -6,7 +6,7 @@ import { ResultBuffer } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
 import type { AutoPlan } from './quality/auto-plan';
 import { autoQuality, type AutoQualityResult } from './quality/auto-quality';
-import { AUTO_QUALITY, type AutoFormat } from './quality/calibration';
+import { AUTO_MAX_QUALITY, AUTO_QUALITY, type AutoFormat } from './quality/calibration';
 import { collectSample, sampleBytes, sampleLayout, type SampleLayout } from './quality/sample';
 import { sampleTrial } from './quality/sample-trial';
 import { scoreRows } from './quality/score-rows';
@@ -86,7 +86,7 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
       const format = plan.outputFormat as AutoFormat;
       const formatTraits = { alpha: traits.alpha && !plan.flatten, grey: traits.grey };
       const tried = new Trials(sampleTrial(format, mosaic, formatTraits, pixels), () => kit.held(beside() + sampleBytes(layout)));
-      await tried.predict(plan.auto!.target + AUTO_QUALITY[format].sampleMargin);
+      await tried.predict(plan.auto!.target + marginOf(plan));
       trials.set(format, tried);
     }
   });
@@ -112,7 +112,14 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
           score: (made) => kit.step('auto.check', () => checkResult(plan, made, layout, mosaic, traits, tried, kit, beside)),
           discard: release,
         },
-        { target: auto.target, sampleMargin: settings.sampleMargin, overshoot: auto.correctsDown ? settings.overshoot : Infinity },
+        {
+          target: auto.target,
+          sampleMargin: marginOf(plan),
+          overshoot: settings.overshoot,
+          // A picture scored on its sample is not encoded twice: the time auto may take (auto-plan.ts).
+          corrects: auto.check === 'picture',
+          search: { max: AUTO_MAX_QUALITY },
+        },
       );
     } catch (error) {
       if (error instanceof LargerThanKept) continue;
@@ -137,6 +144,12 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
     await sink.drain();
   }
   return { plan, size: best.size, quality: best.quality, score: best.score };
+}
+
+/** Points above the target the sample is asked for: more where the one encode is not corrected. */
+function marginOf(plan: ProcessingPlan): number {
+  const settings = AUTO_QUALITY[plan.outputFormat as AutoFormat];
+  return plan.auto!.check === 'picture' ? settings.sampleMargin : settings.largeMargin;
 }
 
 function scoreOf({ target, measuredOn }: AutoPlan, value: number): QualityScore {
@@ -196,7 +209,7 @@ class Trials {
   }
 
   async predict(target: number): Promise<void> {
-    const { quality } = await searchQuality((q) => this.score(q), target, { start: 80, maxTrials: 5 });
+    const { quality } = await searchQuality((q) => this.score(q), target, { start: 80, maxTrials: 5, max: AUTO_MAX_QUALITY });
     this.predictedQuality = quality;
     this.predictedBytes = (await this.run(quality)).bytes;
   }

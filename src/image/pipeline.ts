@@ -6,9 +6,8 @@ import { MemoryMeter } from './memory-meter';
 import { peakBytes, pixelsOf } from './memory-plan';
 import { runAuto, type AutoKit } from './auto-run';
 import { autoPlanFor } from './quality/auto-plan';
-import { AUTO_FORMATS, AUTO_QUALITY, BEST_TARGET, isAutoFormat, type AutoFormat } from './quality/calibration';
+import { AUTO_FORMATS, AUTO_MAX_QUALITY, AUTO_QUALITY, BEST_TARGET, isAutoFormat, type AutoFormat } from './quality/calibration';
 import { sampleLayout } from './quality/sample';
-import { QUALITY_MAX } from './quality/search';
 import { decode, working } from './decoding';
 import { DEFAULT_QUALITY, WHITE, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions, type Transform } from './operations';
 import { memoryTarget } from './result-buffer';
@@ -407,7 +406,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   else if (stages[0]?.kind === 'resize') shrink = shrinkOnLoad(file.format.shrinkFactors, stored, stages[0].to);
   const auto = facts.auto && isAutoFormat(outputFormat) ? autoPlanFor(output, outputFormat, facts.auto.target, facts.auto.others) : undefined;
   // An auto result is planned at the highest quality it may take, and held where it may be replaced.
-  const quality = auto ? QUALITY_MAX : typeof transform.quality === 'number' ? transform.quality : DEFAULT_QUALITY;
+  const quality = auto ? AUTO_MAX_QUALITY : typeof transform.quality === 'number' ? transform.quality : DEFAULT_QUALITY;
   const plan: ProcessingPlan = {
     file,
     inputBytes: file.bytes.byteLength,

@@ -28,7 +28,7 @@ export interface AutoPlan {
    * handed to storage whole; otherwise it streams to storage as a plain run's does.
    */
   holdsResult: boolean;
-  /** A first result is kept while a lower quality is tried (a downward correction). */
+  /** A first result may be corrected (scored whole): kept while a lower quality is tried. */
   correctsDown: boolean;
   /** format=best's other candidates: the smallest result so far is held while this one is made. */
   others: AutoFormat[];
@@ -43,7 +43,7 @@ export function autoPlanFor(output: Dimensions, format: AutoFormat, target: numb
     check,
     measuredOn: ownSample || whole ? 'picture' : 'sample',
     holdsResult: others.length > 0 || check !== 'trial',
-    correctsDown: check === 'picture' && AUTO_QUALITY[format].overshoot !== Infinity,
+    correctsDown: check === 'picture',
     others,
   };
 }
@@ -81,4 +81,17 @@ export function autoMemory(auto: AutoPlan, format: AutoFormat, facts: EncodeFact
   if (auto.check === 'picture') check = result + rereadBytes + decodeCost(facts) + metricAt(facts.output);
   if (auto.check === 'sample') check = result + decodeCost(facts) + sample + metricAt(layout.size);
   return { beside: 2 * sample + kept, trials: trial + result, check };
+}
+
+/**
+ * What quality=auto may hold beyond the plain conversion of the same picture (docs/performance.md,
+ * "quality=auto"), for a result of `resultBytes`: the metric (3.7 KB a column of what it scores:
+ * the whole picture, or the sample), the sample and its tiles' copies, the result itself (held
+ * until it is final) and a decoder of it. Everything else an auto run holds, a plain run holds too.
+ */
+export function autoShareBytes(format: AutoFormat, output: Dimensions, resultBytes: number, alpha = false): number {
+  const layout = sampleLayout(output.width, output.height);
+  const scored = output.width * output.height <= WHOLE_SCORE_MAX_PIXELS ? output : layout.size;
+  const facts: EncodeFacts = { output, quality: 80, alpha, grey: false, lowMemory: false, orientation: 1 };
+  return scoreRowsBytes(scored.width, scored.height) + 2 * sampleBytes(layout) + resultBytes + FORMATS[format].resultDecodeCost!(facts);
 }
