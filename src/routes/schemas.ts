@@ -84,29 +84,28 @@ const QUALITY_PROBLEM = 'must be a whole number from 1 to 100 (decimal digits on
  * field has no way to say that a default was sent.
  */
 export const quality = z
-  // z.custom: documented as a number or the word (a z.string() would be stated as a string only).
-  .custom<string>((value) => typeof value === 'string', { error: QUALITY_PROBLEM })
-  .openapi({
-    type: ['integer', 'string'],
-    oneOf: [
-      { type: 'integer', minimum: 1, maximum: 100 },
-      { type: 'string', enum: ['auto'] },
+  .union(
+    [
+      z
+        .string()
+        .regex(/^\d{1,9}$/, QUALITY_PROBLEM)
+        .transform(Number)
+        .refine((value) => value >= 1 && value <= 100, QUALITY_PROBLEM)
+        .openapi({ type: 'integer', minimum: 1, maximum: 100 }),
+      z
+        .string()
+        .refine((value) => value.toLowerCase() === 'auto', QUALITY_PROBLEM)
+        .transform((): 'auto' => 'auto')
+        .openapi({ type: 'string', enum: ['auto'] }),
     ],
+    { error: QUALITY_PROBLEM },
+  )
+  .optional()
+  .openapi({
     default: DEFAULT_QUALITY,
     example: DEFAULT_QUALITY,
-    description:
-      `Encoder quality for JPEG, WebP and AVIF, 1-100 (default ${DEFAULT_QUALITY}); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.`,
-  })
-  .transform((value, context): number | 'auto' => {
-    if (value.toLowerCase() === 'auto') return 'auto';
-    const number = Number(value);
-    if (!/^\d{1,9}$/.test(value) || number < 1 || number > 100) {
-      context.addIssue({ code: 'custom', message: QUALITY_PROBLEM });
-      return z.NEVER;
-    }
-    return number;
-  })
-  .optional();
+    description: `Encoder quality for JPEG, WebP and AVIF, 1-100 (default ${DEFAULT_QUALITY}); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.`,
+  });
 
 const { min: TARGET_MIN, max: TARGET_MAX } = QUALITY_TARGET_RANGE;
 const TARGET_PROBLEM = `must be a number from ${TARGET_MIN} to ${TARGET_MAX}`;
