@@ -246,6 +246,16 @@ const STREAMING_DECODER_BYTES = 8 * MB;
 const NORMAL_MODE_MAX_BYTES = 64 * MB;
 
 /**
+ * Within the budget, and within the line (NORMAL_MODE_MAX_BYTES) as a plain run of the same picture
+ * and quality would be: what quality=auto adds (its sample, trials, the result it holds until it
+ * is final, its check) comes on top of the modes a plain run takes, never makes them slower.
+ */
+function withinLine(plan: ProcessingPlan, budgetBytes: number): boolean {
+  if (peakBytes(memoryPlan(plan)) > budgetBytes) return false;
+  return peakBytes(memoryPlan(plan.auto ? { ...plan, auto: undefined } : plan)) <= Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES);
+}
+
+/**
  * Least the low-memory mode must save to be taken beside another whole-image buffer: a thumbnail's
  * held picture (a smart crop's 600x400) or a small oriented frame is no reason to spend a third
  * more time (a 400x400 WebP: 17 ms in the normal mode, 29 in the low one), and the encoder's
@@ -260,7 +270,7 @@ const LOW_MEMORY_MIN_SAVING_BYTES = 8 * MB;
  */
 export function chooseLowMemory(plan: ProcessingPlan, budgetBytes: number): boolean {
   const normal = memoryPlan({ ...plan, lowMemory: false });
-  if (peakBytes(normal) > Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES)) return true;
+  if (!withinLine({ ...plan, lowMemory: false }, budgetBytes)) return true;
   const holdsImageElsewhere = normal.frame > 0 || normal.decoder.streaming > STREAMING_DECODER_BYTES;
   return holdsImageElsewhere && peakBytes(normal) - peakBytes(memoryPlan({ ...plan, lowMemory: true })) >= LOW_MEMORY_MIN_SAVING_BYTES;
 }
@@ -277,7 +287,7 @@ export function chooseDecoderLowMemory(plan: ProcessingPlan, budgetBytes: number
   const normal = withEncoderMode(plan);
   const normalPeak = peakBytes(memoryPlan(normal));
   const packs = plan.file.lowMemoryDecodeBytes;
-  if (!packs || normalPeak <= Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES)) return normal;
+  if (!packs || withinLine(normal, budgetBytes)) return normal;
   const low = withEncoderMode(withPackedBytes(plan, packs()));
   return peakBytes(memoryPlan(low)) < normalPeak ? fitDecoderToBudget(low, budgetBytes) : normal;
 }
@@ -298,10 +308,9 @@ const PACKED_ENCODE_MIN_BYTES_PER_PIXEL = 0.5;
  */
 function withPackedEncode(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
   if (!plan.lowMemory || !FORMATS[plan.outputFormat].packsEncoderBuffer) return plan;
-  const line = Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES);
-  if (peakBytes(memoryPlan({ ...plan, lowMemory: false })) <= line) return plan;
+  if (withinLine({ ...plan, lowMemory: false }, budgetBytes)) return plan;
   const packed = (bytes: number): ProcessingPlan => ({ ...plan, lowMemory: false, packedEncodeBytes: bytes });
-  const fits = (bytes: number) => peakBytes(memoryPlan(packed(bytes))) <= line;
+  const fits = (bytes: number) => withinLine(packed(bytes), budgetBytes);
   const pixels = pixelsOf(plan.output);
   if (!fits(Math.ceil(PACKED_ENCODE_MIN_BYTES_PER_PIXEL * pixels))) return plan;
   // Values can take at most 2 bytes for each of 64 coefficients of 1.5 blocks of 64 pixels (4:2:0).
