@@ -1,13 +1,13 @@
 import { AppError } from '../errors';
 import { FORMATS } from './formats/index';
-import type { QualityScore } from './operations';
+import type { QualityScore, Region } from './operations';
 import { encodeFacts, type ProcessingPlan } from './plan';
 import { ResultBuffer } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
 import type { AutoPlan } from './quality/auto-plan';
 import { autoQuality, type AutoQualityResult } from './quality/auto-quality';
 import { AUTO_MAX_QUALITY, AUTO_QUALITY, type AutoFormat } from './quality/calibration';
-import { collectSample, sampleBytes, sampleLayout, type SampleLayout } from './quality/sample';
+import { collectSample, collectTiles, sampleBytes, sampleLayout, type SampleLayout } from './quality/sample';
 import { sampleTrial } from './quality/sample-trial';
 import { scoreRows } from './quality/score-rows';
 import { searchQuality } from './quality/search';
@@ -116,7 +116,7 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
           target: auto.target,
           sampleMargin: marginOf(plan),
           overshoot: settings.overshoot,
-          // A picture scored on its sample is not encoded twice: the time auto may take (auto-plan.ts).
+          // A picture scored on its sample is encoded once: a second encode would take auto past its time.
           corrects: auto.check === 'picture',
           search: { max: AUTO_MAX_QUALITY },
         },
@@ -256,13 +256,17 @@ async function checkResult(
 ): Promise<number> {
   const { check } = plan.auto!;
   if (check === 'trial') return tried.score(made.quality);
-  const decoded = kit.metered(await FORMATS[plan.outputFormat].read(made.held!.bytes()).decode({ shrink: 1, region: null }), beside);
+  const format = FORMATS[plan.outputFormat];
+  const file = format.read(made.held!.bytes());
+  const decode = async (region: Region | null) => kit.metered(await file.decode({ shrink: 1, region }), beside);
   if (check === 'sample') {
-    const tiles = await collectSample(decoded, layout);
+    // A result whose regions decode apart (an AVIF grid) is read only where the sample's tiles lie.
+    const tiles = format.decodesRegionsApart ? await collectTiles(decode, layout) : await collectSample(await decode(null), layout);
     kit.held(beside() + sampleBytes(layout));
     const rows = { model: 'rgba' as const, alpha: traits.alpha && !plan.flatten, grey: false };
     return scoreRows(pictureRows(mosaic, rows), pictureRows(tiles, rows));
   }
+  const decoded = await decode(null);
   const input = await kit.input(plan, beside);
   const original = plan.orientInEncoder ? orientRows(input, plan.orientation) : input;
   return scoreRows(original, decoded);

@@ -96,6 +96,12 @@ export interface FormatInfo {
    */
   resultDecodeCost?(facts: EncodeFacts): number;
   /**
+   * A region of a file this format's encoder wrote decodes only the coded tiles it covers (an AVIF
+   * grid): quality=auto reads the sample of a large result a tile at a time rather than by a decode
+   * of the whole file.
+   */
+  decodesRegionsApart?: boolean;
+  /**
    * A lossless result's size is unknown until it is made and its bound is far above what photos
    * need: the plan may give it less than the bound (plan.ts fitResultToBudget).
    */

@@ -43,6 +43,30 @@ export function sampleLayout(width: number, height: number, tile = SAMPLE_TILE, 
   return { size: { width: across * tile, height: down * tile }, tiles, columns: across };
 }
 
+/**
+ * The mosaic read a tile at a time: `open(region)` gives each tile's rows (a decoder that decodes a
+ * region's own coded tiles only, an AVIF grid's), each closed once its tile is placed.
+ */
+export async function collectTiles(open: (region: Region) => Promise<RowSource>, layout: SampleLayout): Promise<RgbaImage & { data: Uint8Array }> {
+  const mosaic = layout.size;
+  const data = new Uint8Array(mosaic.width * mosaic.height * 4);
+  for (const [i, tile] of layout.tiles.entries()) {
+    const x = (i % layout.columns) * tile.width;
+    const y = Math.floor(i / layout.columns) * tile.height;
+    const source = await open(tile);
+    try {
+      for (let band = await source.read(); band; band = await source.read()) {
+        for (let row = 0; row < band.rows; row++) {
+          data.set(band.data.subarray(row * tile.width * 4, (row + 1) * tile.width * 4), ((y + band.y + row) * mosaic.width + x) * 4);
+        }
+      }
+    } finally {
+      source.close();
+    }
+  }
+  return { data, width: mosaic.width, height: mosaic.height };
+}
+
 /** Bytes the mosaic takes (RGBA). */
 export function sampleBytes(layout: SampleLayout): number {
   return layout.size.width * layout.size.height * 4;

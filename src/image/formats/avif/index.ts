@@ -47,6 +47,8 @@ export const avif = defineFormat({
     burstBytes: avifWriteBurstBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality),
   }),
   resultBound: (facts) => avifResultBound(facts),
+  // A region of a grid decodes the columns of tiles it covers (layer-rows.ts).
+  decodesRegionsApart: true,
   resultDecodeCost: ({ output, alpha, quality }) => avifResultDecodeBytes(output.width, output.height, alpha, quality, AVIF_BAND_ROWS),
 });
 
