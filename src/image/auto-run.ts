@@ -10,7 +10,7 @@ import { AUTO_MAX_QUALITY, AUTO_QUALITY, type AutoFormat } from './quality/calib
 import { collectSample, collectTiles, sampleBytes, sampleLayout, type SampleLayout } from './quality/sample';
 import { sampleTrial } from './quality/sample-trial';
 import { scoreRows } from './quality/score-rows';
-import { searchQuality } from './quality/search';
+import { FIRST_SLOPE, QUALITY_MIN, searchQuality } from './quality/search';
 import { orientRows } from './stages/orient';
 import { forward, pictureRows, type RowSource } from './stages/rows';
 import type { RgbaImage } from './types';
@@ -86,7 +86,7 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
       const format = plan.outputFormat as AutoFormat;
       const formatTraits = { alpha: traits.alpha && !plan.flatten, grey: traits.grey };
       const tried = new Trials(sampleTrial(format, mosaic, formatTraits, pixels), () => kit.held(beside() + sampleBytes(layout)));
-      await tried.predict(plan.auto!.target + marginOf(plan));
+      await tried.predict(plan.auto!.target + marginOf(plan), startOf(plan));
       trials.set(format, tried);
     }
   });
@@ -118,7 +118,7 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
           overshoot: settings.overshoot,
           // A picture scored on its sample is encoded once: a second encode would take auto past its time.
           corrects: auto.check === 'picture',
-          search: { max: AUTO_MAX_QUALITY },
+          search: { start: startOf(plan), max: AUTO_MAX_QUALITY },
         },
       );
     } catch (error) {
@@ -150,6 +150,13 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
 function marginOf(plan: ProcessingPlan): number {
   const settings = AUTO_QUALITY[plan.outputFormat as AutoFormat];
   return plan.auto!.check === 'picture' ? settings.sampleMargin : settings.largeMargin;
+}
+
+/** Where the search on the sample starts: the format's usual answer, moved for another target. */
+function startOf(plan: ProcessingPlan): number {
+  const settings = AUTO_QUALITY[plan.outputFormat as AutoFormat];
+  const start = settings.start + (plan.auto!.target - settings.target) / FIRST_SLOPE;
+  return Math.min(AUTO_MAX_QUALITY, Math.max(QUALITY_MIN, Math.round(start)));
 }
 
 function scoreOf({ target, measuredOn }: AutoPlan, value: number): QualityScore {
@@ -208,8 +215,8 @@ class Trials {
     return (await this.run(quality)).score;
   }
 
-  async predict(target: number): Promise<void> {
-    const { quality } = await searchQuality((q) => this.score(q), target, { start: 80, maxTrials: 5, max: AUTO_MAX_QUALITY });
+  async predict(target: number, start: number): Promise<void> {
+    const { quality } = await searchQuality((q) => this.score(q), target, { start, maxTrials: 5, max: AUTO_MAX_QUALITY });
     this.predictedQuality = quality;
     this.predictedBytes = (await this.run(quality)).bytes;
   }
