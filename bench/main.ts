@@ -20,6 +20,7 @@ import { cpuMs, cpuTimes, findWorkerd, foreignProcesses, sampleDuring, stealPerc
 import { printReport } from './report.ts';
 import { loadTable, runLoadMix } from './load-mix.ts';
 import { runRtt, rttTable, writeMarkedTable } from './rtt.ts';
+import { autoTable, runQualityAuto, type AutoTimes } from './quality-auto.ts';
 import { psnr, PSNR_DESCRIPTION, ssim, SSIM_DESCRIPTION, type RawImage } from '../test/support/ssim.ts';
 import { decodeRgb, memoryFields, PHOTO, PHOTOS_DIR, TIMED_WORKLOADS, W6, type Megapixels, type TimedWorkload } from './workloads.ts';
 
@@ -37,6 +38,8 @@ export interface BenchOptions {
   skipMemory: boolean;
   skipLoad: boolean;
   skipBundle: boolean;
+  /** quality=auto against q80 on the 12 MP photo (bench/quality-auto.ts). */
+  skipAuto: boolean;
   skipTimed: boolean;
   /** The full-size matrix (bench/matrix.ts) on a server with the default configuration. */
   skipMatrix: boolean;
@@ -67,6 +70,7 @@ then prints the tables and writes them as JSON.
   --skip-memory          no fresh-server memory measurements
   --skip-load            no load tests (W6, W7)
   --skip-bundle          no wrangler deploy --dry-run bundle size
+  --skip-auto            no quality=auto against q80 on the 12 MP photo (time bounds, memory)
   --skip-timed           no timed runs of W1-W5 against sharp (memory and load only)
   --skip-matrix          no full-size matrix (every full-size input through every operation
                          with the default configuration: outcome, memory held and predicted, time)
@@ -95,6 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     skipMemory: false,
     skipLoad: false,
     skipBundle: false,
+    skipAuto: false,
     skipTimed: false,
     skipMatrix: false,
     matrixInputs: [],
@@ -141,6 +146,9 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
         break;
       case 'skip-bundle':
         options.skipBundle = true;
+        break;
+      case 'skip-auto':
+        options.skipAuto = true;
         break;
       case 'skip-timed':
         options.skipTimed = true;
@@ -301,6 +309,7 @@ export interface BenchReport {
   matrix: MatrixResult[];
   load: LoadWorkloadResult[];
   bundle: BundleResult | null;
+  auto: AutoTimes[];
   errors: { phase: string; message: string }[];
   warnings: string[];
 }
@@ -817,6 +826,7 @@ export async function main(argv: string[]): Promise<number> {
     matrix: [],
     load: [],
     bundle: null,
+    auto: [],
     errors: [],
     warnings,
   };
@@ -880,6 +890,18 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
+  if (!options.skipAuto) {
+    // The deployment's memory budget: auto's plan must fit it as the plain conversion's does.
+    await attempt('quality=auto', () =>
+      withServer(options, 'quality=auto', async (server) => {
+        const worker = findWorkerd(server.groups()).find((p) => p.role === 'worker');
+        if (!worker) throw new Error(`no user-Worker workerd found in process groups ${server.groups().join(', ')}`);
+        report.auto = await runQualityAuto(new ApiClient(server.url), worker.pid, photo(PHOTO[12]), options.runs, log);
+      }, DEFAULT_CONFIG_VARS),
+    );
+    scanForeign();
+  }
+
   if (!options.skipMatrix) {
     const wanted = (input: string) => !options.matrixInputs.length || options.matrixInputs.some((part) => input.includes(part));
     await attempt('matrix', () =>
@@ -903,6 +925,10 @@ export async function main(argv: string[]): Promise<number> {
   report.machine.foreignProcessesSeen = [...foreignSeen];
   report.durationS = round((Date.now() - started) / 1000, 1);
   printReport(report);
+  if (report.auto.length) {
+    process.stdout.write(`\n## quality=auto against q80, 12 MP photo (medians of ${options.runs}, alternating)\n\n${autoTable(report.auto)}\n`);
+    for (const r of report.auto.filter((result) => !result.pass)) report.errors.push({ phase: 'quality=auto', message: `${r.format}: auto took ${r.ratio.toFixed(2)}x the time of q80 (bound ${r.bound}x)` });
+  }
   mkdirSync(path.dirname(options.out), { recursive: true });
   writeFileSync(options.out, JSON.stringify(report, null, 2) + '\n');
   process.stdout.write(`\nJSON: ${path.relative(process.cwd(), options.out) || options.out}\n`);

@@ -65,7 +65,7 @@ const mosaic = await collectSample(await decodeInput(), layout);
 for (const format of formats) {
   const plain = await median(() => encode(format, 80));
   const sample = await median(async () => collectSample(await decodeInput(), layout));
-  const trial = sampleTrial(format, mosaic, false, width * height);
+  const trial = sampleTrial(format, mosaic, { alpha: false }, width * height);
   const trials = await median(async () => {
     for (const quality of [80, 72, 76, 74]) await trial(quality);
   });

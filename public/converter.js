@@ -6,6 +6,9 @@ const form = document.getElementById('converter');
 const fileInput = form.elements.file;
 const operationSelect = form.elements.operation;
 const formatSelect = form.elements.format;
+const qualityInput = form.elements.quality;
+const qualityAuto = form.elements.quality_auto;
+const qualityTarget = form.elements.quality_target;
 const dropZone = document.getElementById('drop-zone');
 const progress = document.getElementById('progress');
 const progressBar = progress.querySelector('progress');
@@ -85,7 +88,17 @@ function showOperationFields() {
   submitButton.textContent = OPERATIONS[operation].button;
   if (operation === 'crop' && image && cropFields.width.value === '' && cropFields.height.value === '') setCropRegion({ x: 0, y: 0, width: image.width, height: image.height });
   showFitFields();
+  showQualityFields();
   showStepSizes();
+}
+
+/** Auto quality takes a target instead of a number; format=best always chooses its quality itself. */
+function showQualityFields() {
+  const best = formatSelect.value === 'best';
+  if (best) qualityAuto.checked = true;
+  qualityAuto.disabled = best;
+  qualityInput.disabled = qualityAuto.checked;
+  qualityTarget.disabled = !qualityAuto.checked;
 }
 
 /** Position only where it means something (cover, contain; contain places by a side only); the checkbox only without a fit. */
@@ -360,8 +373,11 @@ function showResult(data) {
   resultPreview.src = data.download_url;
   resultPreview.width = data.width;
   resultPreview.height = data.height;
+  const score = data.score
+    ? ` Quality ${data.quality}, chosen by Auto: SSIMULACRA 2 score ${data.score.value} for a target of ${data.score.target}${data.score.measured_on === 'sample' ? ' (measured on a sample of the picture)' : ''}.`
+    : '';
   result.querySelector('.result-facts').textContent =
-    `${data.format.toUpperCase()}, ${data.width} × ${data.height} pixels, ${formatBytes(data.size)}. The link works until ${new Date(data.expires_at).toUTCString()}.`;
+    `${data.format.toUpperCase()}, ${data.width} × ${data.height} pixels, ${formatBytes(data.size)}.${score} The link works until ${new Date(data.expires_at).toUTCString()}.`;
   const link = result.querySelector('a');
   link.href = data.download_url;
   link.download = data.filename;
@@ -381,7 +397,9 @@ function uploadFields() {
   const fields = new FormData(form);
   const operation = fields.get('operation');
   fields.delete('operation');
-  for (const name of ['format', 'quality', 'width', 'height', 'fit']) {
+  if (fields.get('quality_auto') === 'on') fields.set('quality', 'auto');
+  fields.delete('quality_auto');
+  for (const name of ['format', 'quality', 'quality_target', 'width', 'height', 'fit']) {
     if (fields.get(name) === '') fields.delete(name);
   }
   // With a fit, keep_aspect_ratio is left out (the API refuses a contradicting pair).
@@ -447,6 +465,8 @@ form.addEventListener('submit', async (event) => {
 });
 
 operationSelect.addEventListener('change', showOperationFields);
+formatSelect.addEventListener('change', showQualityFields);
+qualityAuto.addEventListener('change', showQualityFields);
 fileInput.addEventListener('change', showChosenImage);
 for (const type of ['dragenter', 'dragover']) {
   dropZone.addEventListener(type, (event) => {

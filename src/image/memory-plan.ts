@@ -58,19 +58,27 @@ export interface MemoryPlan {
   afterFrame?: number;
   /** The encoder with what its result sink holds (beside its main work, for one that has `finishing`). */
   encoder: { streaming: number; finishing?: number };
+  /**
+   * quality=auto (quality/auto-plan.ts): what it holds beside every pass (the sample, results kept),
+   * and its own phases, the trials on the sample and the check of a result, each beside the input.
+   */
+  auto?: { beside: number; trials: number; check: number };
 }
 
-export type Phase = 'decode' | 'stream' | 'encode';
+export type Phase = 'decode' | 'stream' | 'encode' | 'trials' | 'check';
 
 /** Bytes held at the fullest moment of each phase; the run's peak is the largest. */
 export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
-  const { inputBytes, decoder, stages, frame, encoder } = plan;
+  const { inputBytes, decoder, stages, frame, encoder, auto } = plan;
   const splitsRun = frame > 0 && !plan.frameInStrips;
+  const held = inputBytes + (auto?.beside ?? 0);
   return {
-    decode: inputBytes + decoder.open,
+    decode: held + decoder.open,
     // The encoder starts as soon as rows arrive, unless a frame has to be complete first.
-    stream: inputBytes + decoder.streaming + stages + frame + (splitsRun ? 0 : encoder.streaming),
-    encode: inputBytes + frame + (plan.afterFrame ?? 0) + Math.max(encoder.streaming, encoder.finishing ?? 0),
+    stream: held + decoder.streaming + stages + frame + (splitsRun ? 0 : encoder.streaming),
+    encode: held + frame + (plan.afterFrame ?? 0) + Math.max(encoder.streaming, encoder.finishing ?? 0),
+    trials: auto ? held + auto.trials : 0,
+    check: auto ? held + auto.check : 0,
   };
 }
 

@@ -18,11 +18,20 @@ export interface Colour {
 
 export const WHITE: Colour = { r: 255, g: 255, b: 255, a: 255 };
 
-/** Every operation may also change the output format (decisions.md); absent = same as input. */
+/**
+ * Every operation may also change the output format (decisions.md); absent = same as input.
+ * `best`: the smallest of WebP, AVIF and JPEG (JPEG only where the result is opaque) at quality=auto.
+ */
 interface OutputOptions {
-  format?: ImageFormat;
-  /** 1..100, default 80; ignored for PNG. */
-  quality: number;
+  format?: ImageFormat | 'best';
+  /**
+   * 1..100, default 80 (`auto` with format=best); ignored for PNG. `auto`: the lowest quality whose
+   * result scores at least `qualityTarget` on SSIMULACRA 2 against the pixels that went into the
+   * encoder (src/image/quality).
+   */
+  quality?: number | 'auto';
+  /** With quality=auto: the score to reach (QUALITY_TARGET_RANGE); the format's calibrated default when absent. */
+  qualityTarget?: number;
   /**
    * What transparency is flattened onto where the output has no alpha (its alpha ignored), and the
    * padding of `contain`. Default white.
@@ -134,11 +143,28 @@ export interface CpuTurns {
   sliceNs?(): number;
 }
 
+/** What quality=auto measured of the result it kept (SSIMULACRA 2: 100 is identical, 90 visually lossless). */
+export interface QualityScore {
+  metric: 'ssimulacra2';
+  value: number;
+  /** The score it was asked to reach. */
+  target: number;
+  /**
+   * `picture`: the whole result decoded, against the encoder's whole input; `sample`: the sample's
+   * tiles (pictures too large to score whole in the time auto may take).
+   */
+  measuredOn: 'picture' | 'sample';
+}
+
 /** A run's result, written into its sink. */
 export interface ProcessedResult {
   /** The file's length in bytes. */
   size: number;
   format: ImageFormat;
+  /** The encoder's quality, for JPEG, WebP and AVIF results (not PNG, nor a lossless strip). */
+  quality?: number;
+  /** quality=auto's measurement of the result. */
+  score?: QualityScore;
   /** Size as a viewer shows it (after EXIF orientation). */
   width: number;
   height: number;

@@ -3,9 +3,13 @@ import { FORMATS, readImage, type ImageFile } from './formats/index';
 import { assertWithinPixelLimit } from './limits';
 import { assertFitsMemory } from './memory-guard';
 import { MemoryMeter } from './memory-meter';
-import { peakBytes } from './memory-plan';
+import { peakBytes, pixelsOf } from './memory-plan';
+import { runAuto, type AutoKit } from './auto-run';
+import { autoPlanFor } from './quality/auto-plan';
+import { AUTO_FORMATS, AUTO_MAX_QUALITY, AUTO_QUALITY, BEST_TARGET, isAutoFormat, type AutoFormat } from './quality/calibration';
+import { sampleLayout } from './quality/sample';
 import { decode, working } from './decoding';
-import { WHITE, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions, type Transform } from './operations';
+import { DEFAULT_QUALITY, WHITE, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions, type Transform } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
 import { encodeFacts, fitToBudget, holdsPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
@@ -67,6 +71,10 @@ export async function processImageInto(input: Uint8Array, transform: Transform, 
     }
   }
 
+  const autoFormats = autoCandidates(transform, outputFormat);
+  if (autoFormats) return processAuto(file, transform, limits, target, options, autoFormats);
+  if (outputFormat === 'best') throw new Error('format=best reached the plain run');
+
   const plan = planProcessing({ file, outputFormat, transform, limits, resultHeldBytes: target.heldBytes });
   assertFitsMemory(plan, limits.memoryBudgetBytes);
   const plannedPeakBytes = peakBytes(memoryPlan(plan));
@@ -76,34 +84,94 @@ export async function processImageInto(input: Uint8Array, transform: Transform, 
     const meter = new MemoryMeter(input.byteLength);
     const stages = options.profile ? new StageProfile() : null;
     const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)), options.share?.turn);
-    const attempt = async (plan: ProcessingPlan) => {
-      const source = await decodeAndTransform(plan, profile, meter, stages);
-      const encoding = async () => {
-        // The encoder opens once the first band is ready: where a whole frame splits the run (an
-        // orientation the encoder cannot place), the decoder is gone by then, as the memory plan counts.
-        const ready = await withFirstBand(source);
-        meter.sample(ready.heldBytes());
-        return encode(plan, meter.metered(working(ready, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes), sink);
-      };
-      return stages ? stages.encode(encoding) : encoding();
-    };
-    await meter.run(
-      async () => {
-        try {
-          return await attempt(plan);
-        } catch (error) {
-          // A picture whose packed buffer outgrew its allowance, with nothing written: once more in
-          // the encoder's low-memory mode, which the plan's peak already covers.
-          if (!(error instanceof PackedAllowanceExceeded) || sink.length > 0) throw error;
-          stages?.restartChain();
-          return attempt({ ...plan, lowMemory: true, packedEncodeBytes: undefined });
-        }
-      },
-      options.share,
-      stages,
-    );
+    await meter.run(() => encodePass(plan, sink, { profile, meter, stages, beside: () => 0 }), options.share, stages);
     meter.sample(sink.peakHeldBytes);
-    return { size: sink.length, format: outputFormat, ...plan.output, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
+    const quality = isAutoFormat(outputFormat) ? plan.quality : undefined;
+    return { size: sink.length, format: outputFormat, ...plan.output, quality, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
+  } finally {
+    release();
+  }
+}
+
+/** What a pass over the input needs from its run: the colour profile, the meter (with what else the run holds) and the profile of stages. */
+interface PassContext {
+  profile: ColourProfile | null;
+  meter: MemoryMeter;
+  stages: StageProfile | null;
+  /** Bytes the run holds apart from the pass (quality=auto's sample and results), sampled with it. */
+  beside: () => number;
+}
+
+/**
+ * One pass of the input into `sink`: decode, the stages, encode. A picture whose packed buffer
+ * outgrew its allowance, with nothing written, is encoded once more in the encoder's low-memory
+ * mode, which the plan's peak already covers.
+ */
+async function encodePass(plan: ProcessingPlan, sink: ResultSink, pass: PassContext): Promise<void> {
+  const { meter, stages, beside } = pass;
+  const attempt = async (plan: ProcessingPlan) => {
+    const source = await decodeAndTransform(plan, pass.profile, meter, stages);
+    const encoding = async () => {
+      // The encoder opens once the first band is ready: where a whole frame splits the run (an
+      // orientation the encoder cannot place), the decoder is gone by then, as the memory plan counts.
+      const ready = await withFirstBand(source);
+      meter.sample(ready.heldBytes() + beside());
+      return encode(plan, meter.metered(working(ready, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes + beside()), sink);
+    };
+    return stages ? stages.encode(encoding) : encoding();
+  };
+  try {
+    return await attempt(plan);
+  } catch (error) {
+    if (!(error instanceof PackedAllowanceExceeded) || sink.length > 0) throw error;
+    stages?.restartChain();
+    return attempt({ ...plan, lowMemory: true, packedEncodeBytes: undefined });
+  }
+}
+
+/** The formats quality=auto chooses among: format=best's three, the one asked for, or none (a PNG result, a number). */
+function autoCandidates(transform: Transform, outputFormat: ImageFormat | 'best'): AutoFormat[] | null {
+  if (outputFormat === 'best') return [...AUTO_FORMATS];
+  return transform.quality === 'auto' && isAutoFormat(outputFormat) ? [outputFormat] : null;
+}
+
+/**
+ * quality=auto (auto-run.ts): every candidate format planned with what auto adds (format=best's
+ * candidates that cannot be made at this size are left out), admitted at the largest of their
+ * peaks, and run with this run's passes.
+ */
+async function processAuto(file: ImageFile, transform: Transform, limits: PixelLimits, target: ResultTarget, options: RunOptions, formats: AutoFormat[]): Promise<ProcessedResult> {
+  const goal = transform.qualityTarget ?? (formats.length > 1 ? BEST_TARGET : AUTO_QUALITY[formats[0]].target);
+  const plans: ProcessingPlan[] = [];
+  let refusal: unknown = null;
+  for (const format of formats) {
+    try {
+      const plan = planProcessing({ file, outputFormat: format, transform, limits, resultHeldBytes: target.heldBytes, auto: { target: goal, others: formats.filter((other) => other !== format) } });
+      assertFitsMemory(plan, limits.memoryBudgetBytes);
+      plans.push(plan);
+    } catch (error) {
+      if (formats.length === 1 || !(error instanceof AppError)) throw error;
+      refusal ??= error;
+    }
+  }
+  if (plans.length === 0) throw refusal;
+  const plannedPeakBytes = Math.max(...plans.map((plan) => peakBytes(memoryPlan(plan))));
+  const release = options.admit ? await options.admit(plannedPeakBytes, autoWorkMs(plans)) : () => {};
+  try {
+    const profile = await readColourProfile(file.header.colour);
+    const meter = new MemoryMeter(file.bytes.byteLength);
+    const stages = options.profile ? new StageProfile() : null;
+    const kit: AutoKit = {
+      input: async (plan, beside) => meter.metered(await decodeAndTransform(plan, profile, meter, null), beside),
+      encode: (plan, quality, sink, beside) => encodePass({ ...plan, quality }, sink, { profile, meter, stages: null, beside }),
+      metered: (source, beside) => meter.metered(source, beside),
+      held: (bytes) => meter.sample(bytes),
+      step: (name, job) => (stages ? stages.step(name, job) : job()),
+      pace: options.share?.turn,
+    };
+    const outcome = await meter.run(() => runAuto(plans, kit, target), options.share, stages);
+    const { plan } = outcome;
+    return { size: outcome.size, format: plan.outputFormat, ...plan.output, quality: outcome.quality, score: outcome.score, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
   } finally {
     release();
   }
@@ -125,9 +193,36 @@ function decodeWork(plan: ProcessingPlan, profile: ColourProfile | null): number
  * admission tells requests behind the run how long they would wait from it (src/admission).
  */
 export function estimatedWorkMs(plan: ProcessingPlan): number {
-  const pixels = ({ width, height }: Dimensions) => width * height;
-  const input = plan.file.format.cost;
   const output = FORMATS[plan.outputFormat].cost;
+  return inputWorkMs(plan) + (pixelsOf(plan.output) * output.encode) / 1e6 + output.encoderMs;
+}
+
+/**
+ * quality=auto's work: the sample pass, and per candidate its trials (encodes and decodes of the
+ * sample, each scored), its encode and its check (the result decoded and scored; for a whole score
+ * the input read once more).
+ */
+function autoWorkMs(plans: ProcessingPlan[]): number {
+  let ms = inputWorkMs(plans[0]);
+  for (const plan of plans) {
+    const cost = FORMATS[plan.outputFormat].cost;
+    const sample = pixelsOf(sampleLayout(plan.output.width, plan.output.height).size);
+    const output = pixelsOf(plan.output);
+    ms += estimatedWorkMs(plan) + (SAMPLE_TRIALS * (sample * (cost.encode + cost.decode + METRIC_NS) / 1e6 + cost.encoderMs));
+    if (plan.auto!.check === 'picture') ms += inputWorkMs(plan) + (output * (cost.decode + METRIC_NS)) / 1e6;
+    if (plan.auto!.check === 'sample') ms += (output * cost.decode + sample * METRIC_NS) / 1e6;
+  }
+  return ms;
+}
+
+/** Trials a prediction usually takes, and the metric's work a pixel (quality/score-rows.ts). */
+const SAMPLE_TRIALS = 4;
+const METRIC_NS = 200;
+
+/** The decode and every stage: a pass's work before the encoder. */
+function inputWorkMs(plan: ProcessingPlan): number {
+  const pixels = pixelsOf;
+  const input = plan.file.format.cost;
   const colour = plan.file.header.colour ? STAGE_NS.colour : 0;
   let ns = pixels(plan.decoded) * (input.decode * plan.decode.shrink * plan.decode.shrink + colour);
   let size = plan.decoded;
@@ -138,7 +233,7 @@ export function estimatedWorkMs(plan: ProcessingPlan): number {
       ns += pixels(size) * STAGE_NS.resize;
     } else ns += pixels(size) * STAGE_NS[stage.kind];
   }
-  return (ns + pixels(plan.output) * output.encode) / 1e6 + output.encoderMs;
+  return ns / 1e6;
 }
 
 /** Estimated nanoseconds a pixel takes in the TypeScript stages (measured in workerd on the 12 MP photo). */
@@ -285,6 +380,8 @@ interface PlanInput {
   outputFormat: ImageFormat;
   transform: Transform;
   limits: PixelLimits;
+  /** quality=auto's target and format=best's other candidates (quality/auto-plan.ts). */
+  auto?: { target: number; others: AutoFormat[] };
 }
 
 /**
@@ -293,7 +390,7 @@ interface PlanInput {
  * takes the decoder's largest shrink-on-load that leaves at least its size.
  */
 function planProcessing(facts: PlanInput): ProcessingPlan {
-  const { file, outputFormat, transform, limits, resultHeldBytes } = facts;
+  const { file, outputFormat, transform, limits } = facts;
   const { header } = file;
   const stored = { width: header.width, height: header.height };
   const { supportsAlpha } = FORMATS[outputFormat];
@@ -307,6 +404,9 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   let shrink = 1;
   if (stages[0]?.kind === 'crop') region = (stages.shift() as Extract<StagePlan, { kind: 'crop' }>).region;
   else if (stages[0]?.kind === 'resize') shrink = shrinkOnLoad(file.format.shrinkFactors, stored, stages[0].to);
+  const auto = facts.auto && isAutoFormat(outputFormat) ? autoPlanFor(output, outputFormat, facts.auto.target, facts.auto.others) : undefined;
+  // An auto result is planned at the highest quality it may take, and held where it may be replaced.
+  const quality = auto ? AUTO_MAX_QUALITY : typeof transform.quality === 'number' ? transform.quality : DEFAULT_QUALITY;
   const plan: ProcessingPlan = {
     file,
     inputBytes: file.bytes.byteLength,
@@ -322,9 +422,10 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
     orientInEncoder: FORMATS[outputFormat].encoder.placesOrientation,
     outputFormat,
     output,
-    quality: transform.quality,
+    quality,
     lowMemory: false,
-    resultHeldBytes,
+    resultHeldBytes: facts.resultHeldBytes,
+    auto,
   };
   return fitToBudget(plan, limits.memoryBudgetBytes);
 }

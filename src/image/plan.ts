@@ -11,6 +11,8 @@ import { resizeScratchBytes, resizeScratchBytesEither } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
 import { sharpenBytes } from './stages/sharpen';
 import type { Dimensions, ImageFormat } from './types';
+import { autoMemory, autoPlanFor, type AutoPlan } from './quality/auto-plan';
+import { isAutoFormat } from './quality/calibration';
 
 /**
  * Everything a run will do, decided from the header before any decode (as sharp records its
@@ -61,6 +63,8 @@ export interface ProcessingPlan {
   maxResultBytes?: number;
   /** What the result's sink holds for a file of at most `fileBytes` written in bursts of `burstBytes` (ResultTarget.heldBytes). */
   resultHeldBytes: (fileBytes: number, burstBytes: number) => number;
+  /** quality=auto: how the result is chosen and checked (quality/auto-plan.ts); `quality` is then the highest it may take. */
+  auto?: AutoPlan;
 }
 
 /** libjpeg's scaled size: ceil(side / shrink). */
@@ -87,7 +91,8 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const format = FORMATS[plan.outputFormat];
   const facts = encodeFacts(plan);
   const cost = format.encodeCost(facts);
-  const resultHeld = plan.resultHeldBytes(format.resultBound(facts), cost.burstBytes);
+  // A quality=auto result that may still be replaced is held whole until it is final.
+  const resultHeld = plan.auto?.holdsResult ? format.resultBound(facts) : plan.resultHeldBytes(format.resultBound(facts), cost.burstBytes);
   const encoder =
     cost.finishing === undefined
       ? { streaming: cost.streaming + resultHeld }
@@ -136,7 +141,13 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     // A strip's stored region is decoded as a crop is (its band is at most the stored width).
     if (strips) stages += band(plan.stored.width);
   }
-  return { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder };
+  const run: MemoryPlan = { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder };
+  if (!plan.auto || !isAutoFormat(plan.outputFormat)) return run;
+  // Reading the encoder's input once more (a whole-picture score) holds the decoder and stages
+  // again, and turns rows an encoder would have placed (a frame for orientations 3-8).
+  const turnsRows = plan.orientInEncoder && plan.orientation >= 3 ? orientedFrameChannels({ alpha: carriesAlpha, grey }) * pixelsOf(output) : 0;
+  const reread = decoder.streaming + stages + frame + turnsRows;
+  return { ...run, auto: autoMemory(plan.auto, plan.outputFormat, facts, reread) };
 }
 
 /**
@@ -237,6 +248,16 @@ const STREAMING_DECODER_BYTES = 8 * MB;
 const NORMAL_MODE_MAX_BYTES = 64 * MB;
 
 /**
+ * Within the budget, and within the line (NORMAL_MODE_MAX_BYTES) as a plain run of the same picture
+ * and quality would be: what quality=auto adds (its sample, trials, the result it holds until it
+ * is final, its check) comes on top of the modes a plain run takes, never makes them slower.
+ */
+function withinLine(plan: ProcessingPlan, budgetBytes: number): boolean {
+  if (peakBytes(memoryPlan(plan)) > budgetBytes) return false;
+  return peakBytes(memoryPlan(plan.auto ? { ...plan, auto: undefined } : plan)) <= Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES);
+}
+
+/**
  * Least the low-memory mode must save to be taken beside another whole-image buffer: a thumbnail's
  * held picture (a smart crop's 600x400) or a small oriented frame is no reason to spend a third
  * more time (a 400x400 WebP: 17 ms in the normal mode, 29 in the low one), and the encoder's
@@ -251,7 +272,7 @@ const LOW_MEMORY_MIN_SAVING_BYTES = 8 * MB;
  */
 export function chooseLowMemory(plan: ProcessingPlan, budgetBytes: number): boolean {
   const normal = memoryPlan({ ...plan, lowMemory: false });
-  if (peakBytes(normal) > Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES)) return true;
+  if (!withinLine({ ...plan, lowMemory: false }, budgetBytes)) return true;
   const holdsImageElsewhere = normal.frame > 0 || normal.decoder.streaming > STREAMING_DECODER_BYTES;
   return holdsImageElsewhere && peakBytes(normal) - peakBytes(memoryPlan({ ...plan, lowMemory: true })) >= LOW_MEMORY_MIN_SAVING_BYTES;
 }
@@ -268,7 +289,7 @@ export function chooseDecoderLowMemory(plan: ProcessingPlan, budgetBytes: number
   const normal = withEncoderMode(plan);
   const normalPeak = peakBytes(memoryPlan(normal));
   const packs = plan.file.lowMemoryDecodeBytes;
-  if (!packs || normalPeak <= Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES)) return normal;
+  if (!packs || withinLine(normal, budgetBytes)) return normal;
   const low = withEncoderMode(withPackedBytes(plan, packs()));
   return peakBytes(memoryPlan(low)) < normalPeak ? fitDecoderToBudget(low, budgetBytes) : normal;
 }
@@ -289,10 +310,9 @@ const PACKED_ENCODE_MIN_BYTES_PER_PIXEL = 0.5;
  */
 function withPackedEncode(plan: ProcessingPlan, budgetBytes: number): ProcessingPlan {
   if (!plan.lowMemory || !FORMATS[plan.outputFormat].packsEncoderBuffer) return plan;
-  const line = Math.min(budgetBytes, NORMAL_MODE_MAX_BYTES);
-  if (peakBytes(memoryPlan({ ...plan, lowMemory: false })) <= line) return plan;
+  if (withinLine({ ...plan, lowMemory: false }, budgetBytes)) return plan;
   const packed = (bytes: number): ProcessingPlan => ({ ...plan, lowMemory: false, packedEncodeBytes: bytes });
-  const fits = (bytes: number) => peakBytes(memoryPlan(packed(bytes))) <= line;
+  const fits = (bytes: number) => withinLine(packed(bytes), budgetBytes);
   const pixels = pixelsOf(plan.output);
   if (!fits(Math.ceil(PACKED_ENCODE_MIN_BYTES_PER_PIXEL * pixels))) return plan;
   // Values can take at most 2 bytes for each of 64 coefficients of 1.5 blocks of 64 pixels (4:2:0).
@@ -466,7 +486,10 @@ function withStages(plan: ProcessingPlan, stages: StagePlan[]): ProcessingPlan {
     size = sizeAfter(fitting, size);
     return fitting;
   });
-  return { ...plan, stages: fitted, output: displayedSize(size, plan.orientation) };
+  const output = displayedSize(size, plan.orientation);
+  // quality=auto checks a result of another size another way (quality/auto-plan.ts).
+  const auto = plan.auto && isAutoFormat(plan.outputFormat) ? autoPlanFor(output, plan.outputFormat, plan.auto.target, plan.auto.others) : undefined;
+  return { ...plan, stages: fitted, output, auto };
 }
 
 export { MB };

@@ -24,7 +24,7 @@ import { cacheResult } from '../storage/result-cache';
 import { downloadPath, type StoredResult } from '../storage/results';
 import { saveForWaitingClient } from './delivery';
 import { headerRefs, processingFailures, QUOTA_HEADERS } from './responses';
-import { ConvertForm, CropForm, RemoveMetadataForm, ResizeForm, ResultSchema, success } from './schemas';
+import { ConvertForm, CropForm, RemoveMetadataForm, ResizeForm, ResultSchema, scoreJson, success } from './schemas';
 import { TransformForm } from './step-schemas';
 
 /** A call's steps and output, with the name of the operation that made them (the result's record). */
@@ -201,6 +201,8 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
         height: row.height,
         download_url: downloadUrl,
         expires_at: row.expires_at,
+        quality: image.quality ?? null,
+        score: scoreJson(image.score),
       },
     },
     200,
@@ -229,29 +231,29 @@ export function registerProcessing(app: OpenAPIHono<AppEnv>) {
   for (const door of ['api', 'web'] as const) {
     // Each operation is a list of steps over the one pipeline: convert has none, the others one each.
     app.openapi(processingRoute(door, 'convert', ConvertForm), (c) => {
-      const { format, quality, background } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'convert', steps: [], format, quality, background });
+      const { format, quality, quality_target, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'convert', steps: [], format, quality, qualityTarget: quality_target, background });
     });
 
     app.openapi(processingRoute(door, 'crop', CropForm), (c) => {
-      const { x, y, width, height, format, quality, background } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'crop', steps: [{ op: 'crop', x, y, width, height }], fieldNames: 'form', format, quality, background });
+      const { x, y, width, height, format, quality, quality_target, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'crop', steps: [{ op: 'crop', x, y, width, height }], fieldNames: 'form', format, quality, qualityTarget: quality_target, background });
     });
 
     app.openapi(processingRoute(door, 'resize', ResizeForm), (c) => {
-      const { width, height, keep_aspect_ratio, fit, position, background, format, quality } = c.req.valid('form');
+      const { width, height, keep_aspect_ratio, fit, position, background, format, quality, quality_target } = c.req.valid('form');
       const steps = [{ op: 'resize' as const, width, height, keepAspectRatio: keep_aspect_ratio, fit, position }];
-      return respondWithResult(c, { kind: 'resize', steps, fieldNames: 'form', background, format, quality });
+      return respondWithResult(c, { kind: 'resize', steps, fieldNames: 'form', background, format, quality, qualityTarget: quality_target });
     });
 
     app.openapi(processingRoute(door, 'remove-metadata', RemoveMetadataForm), (c) => {
-      const { format, quality, background } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'remove-metadata', steps: [{ op: 'remove-metadata' }], format, quality, background });
+      const { format, quality, quality_target, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'remove-metadata', steps: [{ op: 'remove-metadata' }], format, quality, qualityTarget: quality_target, background });
     });
 
     app.openapi(processingRoute(door, 'transform', TransformForm), (c) => {
-      const { steps, format, quality, background } = c.req.valid('form');
-      return respondWithResult(c, { kind: 'transform', steps, format, quality, background });
+      const { steps, format, quality, quality_target, background } = c.req.valid('form');
+      return respondWithResult(c, { kind: 'transform', steps, format, quality, qualityTarget: quality_target, background });
     });
   }
 }

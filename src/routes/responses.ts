@@ -38,7 +38,7 @@ const EXAMPLE_REQUEST_ID = '7f1c2e4a-9b3d-4c5e-8f60-1a2b3c4d5e6f';
 
 /** What each code's message looks like: the same words the service uses. */
 const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
-  INVALID_PARAMETERS: 'Invalid parameter "quality": must be a whole number from 1 to 100 (decimal digits only).',
+  INVALID_PARAMETERS: 'Invalid parameter "quality": must be a whole number from 1 to 100 (decimal digits only), or auto.',
   UNSUPPORTED_FORMAT: 'The file is not a supported image: send a JPEG, PNG, WebP or AVIF file.',
   FILE_TOO_LARGE: 'The file is larger than the 10 MB (10,485,760 bytes) your plan allows.',
   DAILY_LIMIT_REACHED: 'Daily limit reached: the free plan allows 15 conversions per day and 0 remain today. The quota resets at 00:00 UTC.',

@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { ERROR_CODES, type ErrorCode } from '../errors';
 import { formatByName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
-import { DEFAULT_QUALITY, GRAVITIES, type Colour, type Gravity, type Position } from '../image/operations';
+import { DEFAULT_QUALITY, GRAVITIES, type Colour, type Gravity, type Position, type QualityScore } from '../image/operations';
+import { AUTO_QUALITY, BEST_TARGET, QUALITY_TARGET_RANGE, WHOLE_SCORE_MAX_PIXELS } from '../image/quality/calibration';
+import type { ImageFormat } from '../image/types';
 
 /*
  * Form fields arrive as text. Each schema's issue message is the "problem" half of the
@@ -37,16 +39,20 @@ const booleanField = (description: string, defaultValue: boolean) => {
     .openapi({ type: 'boolean', description, default: defaultValue, example: defaultValue });
 };
 
-const FORMAT_PROBLEM = `must be one of ${OUTPUT_FORMAT_NAMES.join(', ')}`;
-const toFormat = (value: string) => formatByName(value)!;
-const isFormatName = (value: string) => formatByName(value) !== null;
+/** The `format` parameter's names: the output formats, and `best` (the smallest of WebP, AVIF and JPEG at quality=auto). */
+const FORMAT_NAMES = [...OUTPUT_FORMAT_NAMES, 'best'] as const;
+const FORMAT_PROBLEM = `must be one of ${FORMAT_NAMES.join(', ')}`;
+const toFormat = (value: string): ImageFormat | 'best' => (value === 'best' ? 'best' : formatByName(value)!);
+const isFormatName = (value: string) => value === 'best' || formatByName(value) !== null;
+const BEST_DESCRIPTION =
+  'best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result\'s format and filename say which.';
 
 const formatField = z
   .string({ error: requiredOr(FORMAT_PROBLEM) })
   .transform((value) => value.toLowerCase())
   .refine(isFormatName, FORMAT_PROBLEM)
   .transform(toFormat)
-  .openapi({ type: 'string', enum: [...OUTPUT_FORMAT_NAMES], description: 'Output format.', example: 'webp' });
+  .openapi({ type: 'string', enum: [...FORMAT_NAMES], description: `Output format. ${BEST_DESCRIPTION}`, example: 'webp' });
 
 /**
  * Crop, resize and remove-metadata keep the input's format unless one is given; an empty value
@@ -61,9 +67,9 @@ export const optionalFormat = z
   .optional()
   .openapi({
     type: 'string',
-    enum: ['', ...OUTPUT_FORMAT_NAMES],
+    enum: ['', ...FORMAT_NAMES],
     default: '',
-    description: "Output format; left out or empty (the default), the input's format.",
+    description: `Output format; left out or empty (the default), the input's format. ${BEST_DESCRIPTION}`,
   });
 
 export const fileField = z
@@ -72,13 +78,70 @@ export const fileField = z
   })
   .openapi({ type: 'string', format: 'binary', description: 'The image: JPEG, PNG, WebP or AVIF (recognised by its content, not its name).' });
 
-export const quality = integerField(1, 100, {
-  description: 'Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.',
-  default: DEFAULT_QUALITY,
-  example: DEFAULT_QUALITY,
-})
+const QUALITY_PROBLEM = 'must be a whole number from 1 to 100 (decimal digits only), or auto';
+/**
+ * 1-100, or `auto`; left out, 80 (auto with format=best), which the image code decides: a form
+ * field has no way to say that a default was sent.
+ */
+export const quality = z
+  .union(
+    [
+      z
+        .string()
+        .regex(/^\d{1,9}$/, QUALITY_PROBLEM)
+        .transform(Number)
+        .refine((value) => value >= 1 && value <= 100, QUALITY_PROBLEM)
+        .openapi({ type: 'integer', minimum: 1, maximum: 100 }),
+      z
+        .string()
+        .refine((value) => value.toLowerCase() === 'auto', QUALITY_PROBLEM)
+        .transform((): 'auto' => 'auto')
+        .openapi({ type: 'string', enum: ['auto'] }),
+    ],
+    { error: QUALITY_PROBLEM },
+  )
   .optional()
-  .transform((value) => value ?? DEFAULT_QUALITY);
+  .openapi({
+    default: DEFAULT_QUALITY,
+    example: DEFAULT_QUALITY,
+    description: `Encoder quality for JPEG, WebP and AVIF, 1-100 (default ${DEFAULT_QUALITY}); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.`,
+  });
+
+const { min: TARGET_MIN, max: TARGET_MAX } = QUALITY_TARGET_RANGE;
+const TARGET_PROBLEM = `must be a number from ${TARGET_MIN} to ${TARGET_MAX}`;
+/** With quality=auto: the SSIMULACRA 2 score to reach; decimals allowed. */
+export const qualityTarget = z
+  .string({ error: TARGET_PROBLEM })
+  .regex(/^\d{1,3}(\.\d{1,6})?$/, TARGET_PROBLEM)
+  .transform(Number)
+  .refine((value) => value >= TARGET_MIN && value <= TARGET_MAX, TARGET_PROBLEM)
+  .optional()
+  .openapi({
+    type: 'number',
+    minimum: TARGET_MIN,
+    maximum: TARGET_MAX,
+    example: 75,
+    description: `With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, ${TARGET_MIN} (low quality, obvious artefacts) to ${TARGET_MAX} (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG ${AUTO_QUALITY.jpeg.target}, WebP ${AUTO_QUALITY.webp.target}, AVIF ${AUTO_QUALITY.avif.target}; format=best ${BEST_TARGET}).`,
+  });
+
+interface OutputChoices {
+  format?: ImageFormat | 'best';
+  quality?: number | 'auto';
+  quality_target?: number;
+}
+
+/** quality, quality_target and format=best taken together: what they cannot mean together, named by the field to change. */
+export function outputProblem({ format, quality, quality_target: target }: OutputChoices): { field: string; message: string } | null {
+  if (format === 'best' && typeof quality === 'number') return { field: 'quality', message: 'format=best chooses the quality itself (quality=auto): leave quality out or send auto' };
+  if (target !== undefined && quality !== 'auto' && format !== 'best') return { field: 'quality_target', message: 'applies only with quality=auto or format=best' };
+  return null;
+}
+
+/** Adds outputProblem's issue to a form's refinements. */
+export function checkOutput(form: OutputChoices, context: z.RefinementCtx): void {
+  const problem = outputProblem(form);
+  if (problem) context.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+}
 
 const BACKGROUND_PROBLEM = 'must be a hex colour #rrggbb or #rrggbbaa (for example #ffffff or #00000000)';
 export const background = z
@@ -98,7 +161,7 @@ export const background = z
       'What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour\'s own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.',
   });
 
-export const ConvertForm = z.object({ file: fileField, format: formatField, quality, background }).openapi('ConvertForm');
+export const ConvertForm = z.object({ file: fileField, format: formatField, quality, quality_target: qualityTarget, background }).superRefine(checkOutput).openapi('ConvertForm');
 
 const coordinate = (docs: FieldDocs) => integerField(0, 999_999_999, docs);
 export const CropForm = z
@@ -110,8 +173,10 @@ export const CropForm = z
     height: coordinate({ description: 'Crop height in pixels; the region must lie inside the image and not be empty.', example: 100 }),
     format: optionalFormat,
     quality,
+    quality_target: qualityTarget,
     background,
   })
+  .superRefine(checkOutput)
   .openapi('CropForm');
 
 export const FITS = ['inside', 'cover', 'contain', 'fill', 'outside'] as const;
@@ -199,6 +264,7 @@ export const ResizeForm = z
     background,
     format: optionalFormat,
     quality,
+    quality_target: qualityTarget,
   })
   .refine((form) => form.width !== undefined || form.height !== undefined, {
     path: ['width'],
@@ -207,10 +273,11 @@ export const ResizeForm = z
   .superRefine((form, context) => {
     const problem = resizeProblem(form);
     if (problem) context.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+    checkOutput(form, context);
   })
   .openapi('ResizeForm');
 
-export const RemoveMetadataForm = z.object({ file: fileField, format: optionalFormat, quality, background }).openapi('RemoveMetadataForm');
+export const RemoveMetadataForm = z.object({ file: fileField, format: optionalFormat, quality, quality_target: qualityTarget, background }).superRefine(checkOutput).openapi('RemoveMetadataForm');
 
 const RESULT_EXAMPLE = {
   uuid: '3f2a9c1e5b7d4f60a1b2c3d4e5f60718',
@@ -221,7 +288,26 @@ const RESULT_EXAMPLE = {
   height: 68,
   download_url: 'https://images.example.com/download/3f2a9c1e5b7d4f60a1b2c3d4e5f60718/webp/Canon_40D.webp',
   expires_at: '2026-11-24T10:00:00.000Z',
+  quality: 71,
+  score: { metric: 'ssimulacra2', value: 64.93, target: 64.6, measured_on: 'picture' },
 } as const;
+
+export const ScoreSchema = z
+  .object({
+    metric: z.enum(['ssimulacra2']).openapi({ description: 'SSIMULACRA 2.1 (libjxl tools/ssimulacra2): 100 is identical, 90 visually lossless, 70 a typical web image, 50 low quality.' }),
+    value: z.number().openapi({ description: 'The score of the result against the pixels that went into the encoder, to two decimals.' }),
+    target: z.number().openapi({ description: 'The score it was asked to reach (quality_target, or the default).' }),
+    measured_on: z.enum(['picture', 'sample']).openapi({
+      description: `picture: the whole result (pictures up to ${WHOLE_SCORE_MAX_PIXELS.toLocaleString('en-US')} pixels); sample: 16 tiles of 128x128 pixels spread evenly across a larger one.`,
+    }),
+  })
+  .openapi('Score', { description: 'What quality=auto measured of the result it kept.' });
+
+/** The Result object's `score` from a run's. */
+export function scoreJson(score: QualityScore | undefined): z.infer<typeof ScoreSchema> | null {
+  if (!score) return null;
+  return { metric: score.metric, value: Math.round(score.value * 100) / 100, target: score.target, measured_on: score.measuredOn };
+}
 
 export const ResultSchema = z
   .object({
@@ -233,6 +319,8 @@ export const ResultSchema = z
     height: z.number().int().openapi({ description: 'Height of the produced image in pixels.' }),
     download_url: z.string().url().openapi({ description: 'GET or HEAD it, no API key needed: the link itself is the capability.' }),
     expires_at: z.string().openapi({ description: 'ISO-8601 UTC; the link answers 404 afterwards.' }),
+    quality: z.number().int().nullable().openapi({ description: 'The encoder quality used (JPEG, WebP, AVIF): the one asked for, or what quality=auto chose; null for PNG and for metadata stripped without re-encoding.' }),
+    score: ScoreSchema.nullable().openapi({ description: 'With quality=auto (and format=best): the SSIMULACRA 2 score of the result; null otherwise.' }),
   })
   .openapi('Result', { example: RESULT_EXAMPLE });
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { BLUR_SIGMA, MAX_STEPS, SHARPEN_SIGMA, STEP_OPS, type Step, type StepOp } from '../image/operations';
-import { background, fileField, fit, optionalFormat, position, quality, requiredOr, resizeProblem } from './schemas';
+import { background, checkOutput, fileField, fit, optionalFormat, position, quality, qualityTarget, requiredOr, resizeProblem } from './schemas';
 
 /*
  * POST /transform's `steps`: a multipart field is text, so it is a JSON array, parsed and then
@@ -173,4 +173,7 @@ const stepsField = z
     example: JSON.stringify(STEPS_EXAMPLE),
   } as { description: string });
 
-export const TransformForm = z.object({ file: fileField, steps: stepsField, format: optionalFormat, quality, background }).openapi('TransformForm');
+export const TransformForm = z
+  .object({ file: fileField, steps: stepsField, format: optionalFormat, quality, quality_target: qualityTarget, background })
+  .superRefine(checkOutput)
+  .openapi('TransformForm');

@@ -406,7 +406,14 @@ export interface components {
          *       "width": 100,
          *       "height": 68,
          *       "download_url": "https://images.example.com/download/3f2a9c1e5b7d4f60a1b2c3d4e5f60718/webp/Canon_40D.webp",
-         *       "expires_at": "2026-11-24T10:00:00.000Z"
+         *       "expires_at": "2026-11-24T10:00:00.000Z",
+         *       "quality": 71,
+         *       "score": {
+         *         "metric": "ssimulacra2",
+         *         "value": 64.93,
+         *         "target": 64.6,
+         *         "measured_on": "picture"
+         *       }
          *     }
          */
         Result: {
@@ -429,7 +436,27 @@ export interface components {
             download_url: string;
             /** @description ISO-8601 UTC; the link answers 404 afterwards. */
             expires_at: string;
+            /** @description The encoder quality used (JPEG, WebP, AVIF): the one asked for, or what quality=auto chose; null for PNG and for metadata stripped without re-encoding. */
+            quality: number | null;
+            score: components["schemas"]["Score"];
         };
+        /** @description With quality=auto (and format=best): the SSIMULACRA 2 score of the result; null otherwise. */
+        Score: {
+            /**
+             * @description SSIMULACRA 2.1 (libjxl tools/ssimulacra2): 100 is identical, 90 visually lossless, 70 a typical web image, 50 low quality.
+             * @enum {string}
+             */
+            metric: "ssimulacra2";
+            /** @description The score of the result against the pixels that went into the encoder, to two decimals. */
+            value: number;
+            /** @description The score it was asked to reach (quality_target, or the default). */
+            target: number;
+            /**
+             * @description picture: the whole result (pictures up to 4,194,304 pixels); sample: 16 tiles of 128x128 pixels spread evenly across a larger one.
+             * @enum {string}
+             */
+            measured_on: "picture" | "sample";
+        } | null;
         ConflictFailure: {
             /** @enum {boolean} */
             success: false;
@@ -473,17 +500,22 @@ export interface components {
              */
             file: Blob;
             /**
-             * @description Output format.
+             * @description Output format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
              * @example webp
              * @enum {string}
              */
-            format: "webp" | "avif" | "jpg" | "png";
+            format: "webp" | "avif" | "jpg" | "png" | "best";
             /**
-             * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
+             * @description Encoder quality for JPEG, WebP and AVIF, 1-100 (default 80); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.
              * @default 80
              * @example 80
              */
-            quality?: number;
+            quality?: number | "auto";
+            /**
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @example 75
+             */
+            quality_target?: number;
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff
@@ -518,17 +550,22 @@ export interface components {
              */
             height: number;
             /**
-             * @description Output format; left out or empty (the default), the input's format.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
-            format?: "" | "webp" | "avif" | "jpg" | "png";
+            format?: "" | "webp" | "avif" | "jpg" | "png" | "best";
             /**
-             * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
+             * @description Encoder quality for JPEG, WebP and AVIF, 1-100 (default 80); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.
              * @default 80
              * @example 80
              */
-            quality?: number;
+            quality?: number | "auto";
+            /**
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @example 75
+             */
+            quality_target?: number;
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff
@@ -576,17 +613,22 @@ export interface components {
              */
             background?: string;
             /**
-             * @description Output format; left out or empty (the default), the input's format.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
-            format?: "" | "webp" | "avif" | "jpg" | "png";
+            format?: "" | "webp" | "avif" | "jpg" | "png" | "best";
             /**
-             * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
+             * @description Encoder quality for JPEG, WebP and AVIF, 1-100 (default 80); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.
              * @default 80
              * @example 80
              */
-            quality?: number;
+            quality?: number | "auto";
+            /**
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @example 75
+             */
+            quality_target?: number;
         };
         RemoveMetadataForm: {
             /**
@@ -595,17 +637,22 @@ export interface components {
              */
             file: Blob;
             /**
-             * @description Output format; left out or empty (the default), the input's format.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
-            format?: "" | "webp" | "avif" | "jpg" | "png";
+            format?: "" | "webp" | "avif" | "jpg" | "png" | "best";
             /**
-             * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
+             * @description Encoder quality for JPEG, WebP and AVIF, 1-100 (default 80); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.
              * @default 80
              * @example 80
              */
-            quality?: number;
+            quality?: number | "auto";
+            /**
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @example 75
+             */
+            quality_target?: number;
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff
@@ -625,17 +672,22 @@ export interface components {
              */
             steps: string;
             /**
-             * @description Output format; left out or empty (the default), the input's format.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
-            format?: "" | "webp" | "avif" | "jpg" | "png";
+            format?: "" | "webp" | "avif" | "jpg" | "png" | "best";
             /**
-             * @description Encoder quality for JPEG, WebP and AVIF; accepted and ignored for PNG.
+             * @description Encoder quality for JPEG, WebP and AVIF, 1-100 (default 80); accepted and ignored for PNG. auto: the lowest quality whose result scores at least quality_target on SSIMULACRA 2 against the pixels that went into the encoder (the result says which quality and score); the default with format=best.
              * @default 80
              * @example 80
              */
-            quality?: number;
+            quality?: number | "auto";
+            /**
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @example 75
+             */
+            quality_target?: number;
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff

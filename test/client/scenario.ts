@@ -48,6 +48,18 @@ export async function convert(api: ImageApi, file: File, format: Result['format'
   return { ok: true as const, result: data.data, replayed: response.headers.get('Idempotent-Replayed') === 'true', requestId: response.headers.get('X-Request-Id') };
 }
 
+/**
+ * The smallest file that still looks good: WebP, AVIF or JPEG, each at the lowest quality whose
+ * SSIMULACRA 2 score reaches `target` (or the service's default); the result says which format,
+ * quality and score.
+ */
+export async function smallest(api: ImageApi, file: File, target?: number) {
+  const { data, error, response } = await api.POST('/api/v1/convert', { body: { file, format: 'best', quality: 'auto', quality_target: target }, bodySerializer: formData });
+  if (error) return { ok: false as const, ...failure(error, response.status) };
+  const { format, quality, score } = data.data;
+  return { ok: true as const, result: data.data, format, quality, score: score ? `${score.metric} ${score.value} for ${score.target} (${score.measured_on})` : null };
+}
+
 export async function crop(api: ImageApi, file: File, region: { x: number; y: number; width: number; height: number }) {
   const { data, error, response } = await api.POST('/api/v1/crop', { body: { file, ...region }, bodySerializer: formData });
   return error ? { ok: false as const, ...failure(error, response.status) } : { ok: true as const, result: data.data };

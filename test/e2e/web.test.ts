@@ -252,7 +252,7 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     const options = await operation.locator('option').evaluateAll((list) => list.map((o: any) => [o.value, o.textContent.trim()]));
     expect(options).toEqual([['convert', 'Convert'], ['crop', 'Crop'], ['resize', 'Resize'], ['remove-metadata', 'Remove metadata'], ['transform', 'Several steps']]);
     const formats = await page.getByLabel('Format').locator('option').evaluateAll((list) => list.map((o: any) => [o.value, o.textContent.trim()]));
-    expect(formats).toEqual([['', 'Same as input'], ['webp', 'WebP'], ['avif', 'AVIF'], ['jpg', 'JPEG'], ['png', 'PNG']]);
+    expect(formats).toEqual([['', 'Same as input'], ['webp', 'WebP'], ['avif', 'AVIF'], ['jpg', 'JPEG'], ['png', 'PNG'], ['best', 'Best: the smallest of WebP, AVIF and JPEG']]);
     expect(await page.getByLabel(/^Image/).getAttribute('type')).toBe('file');
     expect(await page.getByLabel('Quality').getAttribute('type')).toBe('number');
     await operation.selectOption('convert');
@@ -453,6 +453,44 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     ]);
     const after = await api(url, '/api/v1/me', keyA, userA.pacer);
     expect(after.body.data.quota.daily_used).toBe(before.body.data.quota.daily_used + 1);
+    await page.close();
+  });
+
+  it('chooses the quality itself with Auto and the smallest format with Best, and says what it measured', async () => {
+    const page = await contextA.newPage();
+    await page.goto(`${url}/convert`);
+    const auto = page.getByLabel(/^Auto/);
+    const quality = page.getByLabel('Quality');
+    const target = page.getByLabel('Target score');
+    expect([await auto.isChecked(), await quality.isDisabled(), await target.isDisabled()]).toEqual([false, false, true]);
+    await auto.check();
+    expect([await quality.isDisabled(), await target.isDisabled()]).toEqual([true, false]);
+    await target.fill('75');
+    const posts: (string | null)[][] = [];
+    await page.exposeFunction('notePost', (fields: (string | null)[]) => posts.push(fields));
+    await page.evaluate(() => {
+      const page = globalThis as any;
+      const send = page.XMLHttpRequest.prototype.send;
+      page.XMLHttpRequest.prototype.send = function (body: any) {
+        if (body instanceof FormData) page.notePost([body.get('format'), body.get('quality'), body.get('quality_target')]);
+        return send.call(this, body);
+      };
+    });
+    const chosen = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'convert', format: 'webp' });
+    expect(chosen.ok, JSON.stringify(chosen)).toBe(true);
+    if (chosen.ok) expect(chosen.text).toMatch(/WEBP, 100\s*[×x]\s*68 pixels, .*Quality \d+, chosen by Auto: SSIMULACRA 2 score [\d.]+ for a target of 75\./);
+
+    // Best always chooses its quality: Auto is on and cannot be turned off.
+    await page.getByLabel('Format').selectOption('best');
+    expect([await auto.isChecked(), await auto.isDisabled(), await quality.isDisabled()]).toEqual([true, true, true]);
+    await target.fill('');
+    const best = await convertInPage(page, userA.pacer, { file: SMALL_JPEG, operation: 'convert', format: 'best' });
+    expect(best.ok, JSON.stringify(best)).toBe(true);
+    if (best.ok) expect(best.text).toMatch(/(WEBP|AVIF|JPG), 100\s*[×x]\s*68 pixels, .*chosen by Auto/);
+    expect(posts).toEqual([
+      ['webp', 'auto', '75'],
+      ['best', null, null],
+    ]);
     await page.close();
   });
 

@@ -96,6 +96,10 @@ describe('the OpenAPI document of npm run dev, as a client developer uses it', (
       { op: 'grayscale' },
     ], 'webp');
     expect(chain).toMatchObject({ ok: true, result: { format: 'webp', width: 30, height: 40 } });
+    const smallest = await client.smallest(api, photo(), 70);
+    expect(smallest).toMatchObject({ ok: true, quality: expect.any(Number), score: expect.stringMatching(/^ssimulacra2 [\d.]+ for 70 \(picture\)$/) });
+    if (smallest.ok) expect(['webp', 'avif', 'jpg']).toContain(smallest.format);
+    expect(await client.smallest(api, photo(), 95)).toMatchObject({ ok: false, status: 422, code: 'INVALID_PARAMETERS', message: expect.stringContaining('quality_target') });
 
     const free = await client.account(client.imageApi(server.url, FREE.key));
     expect(free).toMatchObject({ ok: true, plan: 'free', maxBytes: 10_485_760 });

@@ -108,26 +108,35 @@ function toLab(image: Linear): Float32Array[] {
   return [l, a, b];
 }
 
-/** Two clamped 3-tap passes along each axis. */
+/**
+ * Two clamped 3-tap passes along each axis. Each axis's two passes are applied at once (a 5-tap
+ * kernel inside, the two clamped passes in turn for the two pixels at each edge): the same sums
+ * but for single-precision rounding between the passes.
+ */
 function blur(plane: Float32Array, width: number, height: number): Float32Array {
-  let out = plane;
-  for (let pass = 0; pass < 2; pass++) out = blurAxis(out, width, height, 1, width);
-  for (let pass = 0; pass < 2; pass++) out = blurAxis(out, width, height, width, height);
-  return out;
+  return twiceAlong(twiceAlong(plane, width, height, 1, width), width, height, width, height);
 }
 
-/** One 3-tap pass along rows (step 1) or columns (step width), the edge pixel repeated. */
-function blurAxis(src: Float32Array, width: number, height: number, step: number, length: number): Float32Array {
+const TAP_OUTER = K_SIDE * K_SIDE;
+const TAP_NEXT = 2 * K_SIDE * K_CENTER;
+const TAP_MIDDLE = K_CENTER * K_CENTER + 2 * K_SIDE * K_SIDE;
+
+/** The two 3-tap passes along rows (step 1) or columns (step width), the edge pixel repeated. */
+function twiceAlong(src: Float32Array, width: number, height: number, step: number, length: number): Float32Array {
   const out = new Float32Array(src.length);
   const lines = step === 1 ? height : width;
   const lineStep = step === 1 ? width : 1;
+  const once = (base: number, i: number) =>
+    K_SIDE * src[base + Math.max(0, i - 1) * step] + K_CENTER * src[base + i * step] + K_SIDE * src[base + Math.min(length - 1, i + 1) * step];
   for (let line = 0; line < lines; line++) {
     const base = line * lineStep;
-    for (let i = 0; i < length; i++) {
-      const before = src[base + Math.max(0, i - 1) * step];
-      const here = src[base + i * step];
-      const after = src[base + Math.min(length - 1, i + 1) * step];
-      out[base + i * step] = K_SIDE * before + K_CENTER * here + K_SIDE * after;
+    const edge = (i: number) => {
+      if (i < 0 || i >= length) return;
+      out[base + i * step] = K_SIDE * once(base, Math.max(0, i - 1)) + K_CENTER * once(base, i) + K_SIDE * once(base, Math.min(length - 1, i + 1));
+    };
+    for (const i of [0, 1, length - 2, length - 1]) edge(i);
+    for (let i = 2, at = base + 2 * step; i < length - 2; i++, at += step) {
+      out[at] = TAP_OUTER * (src[at - 2 * step] + src[at + 2 * step]) + TAP_NEXT * (src[at - step] + src[at + step]) + TAP_MIDDLE * src[at];
     }
   }
   return out;
@@ -166,7 +175,8 @@ function scaleScore(original: Linear, distorted: Linear, scale: number): number 
     let sigma1 = 0;
     let sigma2 = 0;
     let sigma12 = 0;
-    for (const s of stats) {
+    for (let c = 0; c < 3; c++) {
+      const s = stats[c];
       const m1 = s.mu1[i];
       const m2 = s.mu2[i];
       mu1Sq += m1 * m1;

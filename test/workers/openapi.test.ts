@@ -25,7 +25,7 @@ describe('GET /api/v1/openapi.json', () => {
     const schema = resolve(doc, convert.requestBody.content['multipart/form-data'].schema);
     expect(schema.required).toEqual(expect.arrayContaining(['file', 'format']));
     expect(schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
-    expect(schema.properties.format.enum).toEqual(['webp', 'avif', 'jpg', 'png']);
+    expect(schema.properties.format.enum).toEqual(['webp', 'avif', 'jpg', 'png', 'best']);
     expect(convert.security).toEqual([{ ApiKey: [] }]);
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.servers).toEqual([{ url: 'http://api.test', description: expect.any(String) }]);
@@ -42,7 +42,13 @@ describe('GET /api/v1/openapi.json', () => {
   it('documents the defaults, ranges and an example of every field, so that "Try it out" starts from a working call', async () => {
     const doc = await openapi();
     const form = (path: string) => resolve(doc, doc.paths[path].post.requestBody.content['multipart/form-data'].schema).properties;
-    expect(form('/api/v1/convert').quality).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 80, example: 80 });
+    // A number or the word auto: the typed client gets number | "auto".
+    expect(form('/api/v1/convert').quality).toMatchObject({ oneOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { type: 'string', enum: ['auto'] }], default: 80, example: 80 });
+    for (const path of ['/api/v1/convert', '/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/transform']) {
+      expect(form(path).quality_target, path).toMatchObject({ type: 'number', minimum: 30, maximum: 90, example: 75 });
+    }
+    expect(doc.components.schemas.Result.properties).toMatchObject({ quality: { type: ['integer', 'null'] }, score: { $ref: '#/components/schemas/Score' } });
+    expect(doc.components.schemas.Score.properties).toMatchObject({ metric: { enum: ['ssimulacra2'] }, measured_on: { enum: ['picture', 'sample'] } });
     expect(form('/api/v1/convert').format.example).toBe('webp');
     expect(form('/api/v1/resize')).toMatchObject({
       width: { minimum: 1, maximum: 12000, example: 800 },
@@ -51,7 +57,7 @@ describe('GET /api/v1/openapi.json', () => {
     });
     expect(form('/api/v1/crop')).toMatchObject({ x: { example: 0 }, y: { example: 0 }, width: { example: 100 }, height: { example: 100 } });
     // Swagger UI fills in an enum's first value: for these, the empty "keep the input's format".
-    for (const path of ['/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/transform']) expect(form(path).format, path).toMatchObject({ enum: ['', 'webp', 'avif', 'jpg', 'png'], default: '' });
+    for (const path of ['/api/v1/crop', '/api/v1/resize', '/api/v1/remove-metadata', '/api/v1/transform']) expect(form(path).format, path).toMatchObject({ enum: ['', 'webp', 'avif', 'jpg', 'png', 'best'], default: '' });
   });
 
   it("describes transform's steps with one schema per op, and an example that works", async () => {

@@ -31,7 +31,8 @@ describe('POST /api/v1/transform', () => {
     expect(response.status).toBe(200);
     const { data, pixels } = await resultPixels(response);
     expect(data).toMatchObject({ format: 'png', filename: 'grid.png', width: 10, height: 20 });
-    expect(Object.keys(data).sort()).toEqual(['download_url', 'expires_at', 'filename', 'format', 'height', 'size', 'uuid', 'width']);
+    expect(Object.keys(data).sort()).toEqual(['download_url', 'expires_at', 'filename', 'format', 'height', 'quality', 'score', 'size', 'uuid', 'width']);
+    expect(data).toMatchObject({ quality: null, score: null });
     // Rotated clockwise, output (x, y) shows cut (y, 9 - x); mirrored, (9 - x) becomes x.
     for (let y = 0; y < 20; y++) {
       for (let x = 0; x < 10; x++) {

@@ -90,6 +90,18 @@ export interface FormatInfo {
   /** Most bytes a result can have (measured on white noise, the least compressible picture). */
   resultBound(facts: EncodeFacts): number;
   /**
+   * What decoding a result this format's encoder wrote holds in bands (the decoder's memory and
+   * bands; the file itself is counted apart): quality=auto's trials and checks decode results.
+   * Absent for PNG, which quality=auto does not encode.
+   */
+  resultDecodeCost?(facts: EncodeFacts): number;
+  /**
+   * A region of a file this format's encoder wrote decodes only the coded tiles it covers (an AVIF
+   * grid): quality=auto reads the sample of a large result a tile at a time rather than by a decode
+   * of the whole file.
+   */
+  decodesRegionsApart?: boolean;
+  /**
    * A lossless result's size is unknown until it is made and its bound is far above what photos
    * need: the plan may give it less than the bound (plan.ts fitResultToBudget).
    */

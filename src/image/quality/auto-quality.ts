@@ -1,4 +1,4 @@
-import { interpolatedScore, searchQuality, type SearchOptions } from './search';
+import { FIRST_SLOPE, interpolatedScore, QUALITY_MIN, searchQuality, type SearchOptions } from './search';
 
 /*
  * quality=auto (issue 39): the lowest quality whose result scores at least `target`, predicted on
@@ -29,6 +29,8 @@ export interface AutoQualityOptions {
   sampleMargin: number;
   /** A first result this far above the target is encoded again lower (Infinity: never). */
   overshoot: number;
+  /** A first result that missed the target is encoded again higher (default); false: never corrected at all. */
+  corrects?: boolean;
   search?: Partial<SearchOptions>;
 }
 
@@ -60,25 +62,47 @@ export async function autoQuality<Result>(steps: AutoQualitySteps<Result>, optio
   const done = (result: Result, quality: number, score: number, encodes: number) => ({ result, quality, score, encodes, sampleTrials: cache.size });
   const missed = firstScore < target;
   const max = search.max ?? 100;
+  if (options.corrects === false) return done(first, predicted.quality, firstScore, 1);
   if (!missed && firstScore - target <= options.overshoot) return done(first, predicted.quality, firstScore, 1);
   if (missed && predicted.quality >= max) return done(first, predicted.quality, firstScore, 1);
 
-  // The sample's curve moved by what the whole picture scored against the sample at that quality.
-  const offset = firstScore - (interpolatedScore(cache, predicted.quality) ?? firstScore);
-  const corrected = await searchQuality(async (quality) => (await sampleScore(quality)) + offset, target, {
-    ...search,
-    start: predicted.quality + (missed ? 1 : -1),
-    maxTrials: CORRECTION_TRIALS,
-    min: missed ? predicted.quality + 1 : search.min,
-    max: missed ? max : predicted.quality - 1,
-  });
-  const quality = corrected.quality;
-  const expected = corrected.scores.get(quality);
-  if (!missed && (expected === undefined || expected < target)) return done(first, predicted.quality, firstScore, 1);
-  if (quality === predicted.quality) return done(first, predicted.quality, firstScore, 1);
+  /**
+   * A miss: the sample's curve moved by what the whole picture scored against the sample at that
+   * quality, searched for the target with the first prediction's margin again.
+   */
+  const upwards = async () => {
+    const offset = firstScore - (interpolatedScore(cache, predicted.quality) ?? firstScore);
+    const corrected = await searchQuality(async (quality) => (await sampleScore(quality)) + offset, target + sampleMargin, {
+      ...search,
+      start: predicted.quality + 1,
+      maxTrials: CORRECTION_TRIALS,
+      min: predicted.quality + 1,
+      max,
+    });
+    return corrected.quality;
+  };
+  /**
+   * An overshoot: down by what the sample's chord from the lowest quality tried says the excess
+   * over the target (and the margin) is worth, without more trials. The chord, not the local
+   * slope: WebP's curves have steps (libwebp's quantiser falls three times as fast per step above
+   * q75) that the sample and the picture do not share, and a local search there often misses.
+   */
+  const downwards = () => {
+    const lowest = Math.min(...[...cache.keys()].filter((quality) => quality < predicted.quality));
+    const at = cache.get(predicted.quality);
+    const slope = Number.isFinite(lowest) && at !== undefined ? (at - cache.get(lowest)!) / (predicted.quality - lowest) : FIRST_SLOPE;
+    if (!(slope > 0)) return null;
+    const drop = Math.floor((firstScore - target - sampleMargin) / slope);
+    return drop > 0 ? Math.max(search.min ?? QUALITY_MIN, predicted.quality - drop) : null;
+  };
+  const quality = missed ? await upwards() : downwards();
+  if (quality === null || quality === predicted.quality) return done(first, predicted.quality, firstScore, 1);
+  // A first result that missed is replaced whatever the second scores: it goes before the second is made.
+  if (missed) steps.discard?.(first);
   const second = await steps.encode(quality);
   const secondScore = await steps.score(second);
-  if (missed || secondScore >= target) {
+  if (missed) return done(second, quality, secondScore, 2);
+  if (secondScore >= target) {
     steps.discard?.(first);
     return done(second, quality, secondScore, 2);
   }

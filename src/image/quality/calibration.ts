@@ -7,26 +7,71 @@ import type { ImageFormat } from '../types';
  * for another within QUALITY_TARGET_RANGE.
  */
 
+/** The formats quality=auto chooses a quality for (PNG is lossless), in format=best's order of preference on a tie. */
+export const AUTO_FORMATS = ['avif', 'webp', 'jpeg'] as const satisfies readonly ImageFormat[];
+export type AutoFormat = (typeof AUTO_FORMATS)[number];
+
+export function isAutoFormat(format: ImageFormat): format is AutoFormat {
+  return (AUTO_FORMATS as readonly ImageFormat[]).includes(format);
+}
+
 export interface AutoQualitySettings {
   /** The default target score. */
   target: number;
-  /** Points the sample is asked for above the target (auto-quality.ts). */
+  /**
+   * The quality the search on the sample starts from at the default target (the median of what the
+   * calibration photos took): a start near the answer saves trials. Another target moves it by
+   * the curve's typical slope (search.ts FIRST_SLOPE).
+   */
+  start: number;
+  /** Points the sample is asked for above the target (auto-quality.ts), where the result is scored whole and a miss is corrected. */
   sampleMargin: number;
-  /** A whole-picture result this far above the target is encoded once more, lower; Infinity: never. */
+  /**
+   * The same for a picture scored on its sample (larger than WHOLE_SCORE_MAX_PIXELS), which is
+   * encoded once: the spread of the sample's score against the result's own tiles.
+   */
+  largeMargin: number;
+  /**
+   * A result scored whole this far above the target is encoded once more, lower; Infinity: never.
+   * (Results scored on the sample are never corrected downwards: a second encode of a large
+   * picture would take auto past the time it may take.)
+   */
   overshoot: number;
 }
 
-export const AUTO_QUALITY: Record<Exclude<ImageFormat, 'png'>, AutoQualitySettings> = {
-  // Lowest q80 scores of the eleven photos (bench/quality-calibration.ts, 2026-11-28): JPEG 72.53
-  // (a forest), WebP 64.60 (a sky), AVIF 71.57 (a dark lake).
-  jpeg: { target: 72.5, sampleMargin: 0.5, overshoot: 2 },
-  webp: { target: 64.6, sampleMargin: 0.5, overshoot: 2 },
-  // A second AVIF encode would take auto past 1.5x the time of q80: never corrected downwards.
-  avif: { target: 71.5, sampleMargin: 0.5, overshoot: Infinity },
+export const AUTO_QUALITY: Record<AutoFormat, AutoQualitySettings> = {
+  // The lowest q80 score of the thirteen photos (bench/quality-calibration.ts): the 1 MP forest.
+  jpeg: { target: 68, start: 68, sampleMargin: 0.5, largeMargin: 0.5, overshoot: 2 },
+  // The lowest q80 score (a sky). No target keeps DSSIM's worst photo no worse within q80's bytes.
+  webp: { target: 64.6, start: 78, sampleMargin: 0.5, largeMargin: 3, overshoot: 2 },
+  // Above the lowest q80 score (71.5, a dark lake): the target that keeps DSSIM's worst photo no worse.
+  avif: { target: 76.5, start: 76, sampleMargin: 0.5, largeMargin: 0.5, overshoot: 2 },
 };
+
+/**
+ * format=best's one target for all three formats (files of different formats are compared at one
+ * score; each format's own default is what q80 gives a hard photo in that format, and q80 means
+ * something else in each): JPEG's, what q80 JPEG, the web's most familiar setting, gives a hard photo.
+ */
+export const BEST_TARGET = AUTO_QUALITY.jpeg.target;
+
+/**
+ * The highest quality auto chooses, and the one its memory plan counts results at: q100's white
+ * noise bounds (a held WebP or AVIF result) would take a 12 MP WebP run into libwebp's slower
+ * low-memory mode. Near-lossless targets that need more are reported as the score reached.
+ */
+export const AUTO_MAX_QUALITY = 95;
 
 /**
  * quality_target's range: 30 (SSIMULACRA 2's "low quality", obvious artefacts) to 90 ("visually
  * lossless"); above 90 the encoders reach q100 on many photos without meeting it.
  */
 export const QUALITY_TARGET_RANGE = { min: 30, max: 90 } as const;
+
+/**
+ * Results of at most this many pixels are scored whole (the reported score is the whole picture's);
+ * larger ones on the sample's tiles: scoring a 12 MP result whole takes about 2 s, several times
+ * what encoding it takes (docs/performance.md, "quality=auto").
+ */
+export const WHOLE_SCORE_MAX_PIXELS = 2048 * 2048;
+

@@ -36,7 +36,7 @@ export async function predictQuality(source: RowSource, format: ImageFormat, opt
   const { width, height, alpha } = source;
   const layout = sampleLayout(width, height);
   const sample = await collectSample(source, layout);
-  const trial = sampleTrial(format, sample, alpha, width * height);
+  const trial = sampleTrial(format, sample, { alpha, grey: source.grey }, width * height);
   const search = { start: 80, maxTrials: 5, ...options.search };
   const { quality, scores } = await searchQuality(async (q) => (await trial(q)).score, options.target + options.sampleMargin, search);
   return { quality, scores, sample, layout };

@@ -10,7 +10,7 @@ describe('a quality tried on the sample', () => {
   const mosaic = texturedPicture(256, 192);
 
   it.each(['jpeg', 'webp', 'avif'] as const)('scores %s higher and larger as the quality rises', async (format) => {
-    const trial = sampleTrial(format, mosaic, false);
+    const trial = sampleTrial(format, mosaic, { alpha: false });
     const [low, high] = [await trial(40), await trial(90)];
     expect(high.score).toBeGreaterThan(low.score + 5);
     expect(high.bytes).toBeGreaterThan(low.bytes);
@@ -18,15 +18,15 @@ describe('a quality tried on the sample', () => {
   });
 
   it("tries AVIF at the speed the whole picture's size takes, not the mosaic's", async () => {
-    const asMosaic = await sampleTrial('avif', mosaic, false)(60);
-    const as12Megapixels = await sampleTrial('avif', mosaic, false, 12_000_000)(60);
+    const asMosaic = await sampleTrial('avif', mosaic, { alpha: false })(60);
+    const as12Megapixels = await sampleTrial('avif', mosaic, { alpha: false }, 12_000_000)(60);
     expect(as12Megapixels.bytes).not.toBe(asMosaic.bytes);
     expect(Math.abs(as12Megapixels.score - asMosaic.score)).toBeLessThan(5);
   });
 
   it('leaves the mosaic as it was', async () => {
     const copy = mosaic.data.slice();
-    await sampleTrial('webp', mosaic, false)(60);
+    await sampleTrial('webp', mosaic, { alpha: false })(60);
     expect(mosaic.data).toEqual(copy);
   });
 });

@@ -1,4 +1,5 @@
 import type { Region } from '../operations';
+import { applyOrientation, storedRegion } from '../stages/orient';
 import type { RowSource } from '../stages/rows';
 import type { Dimensions, RgbaImage } from '../types';
 
@@ -42,30 +43,71 @@ export function sampleLayout(width: number, height: number, tile = SAMPLE_TILE, 
   return { size: { width: across * tile, height: down * tile }, tiles, columns: across };
 }
 
+/**
+ * The mosaic read a tile at a time: `open(region)` gives each tile's rows (a decoder that decodes a
+ * region's own coded tiles only, an AVIF grid's), each closed once its tile is placed.
+ */
+export async function collectTiles(open: (region: Region) => Promise<RowSource>, layout: SampleLayout): Promise<RgbaImage & { data: Uint8Array }> {
+  const mosaic = layout.size;
+  const data = new Uint8Array(mosaic.width * mosaic.height * 4);
+  for (const [i, tile] of layout.tiles.entries()) {
+    const x = (i % layout.columns) * tile.width;
+    const y = Math.floor(i / layout.columns) * tile.height;
+    const source = await open(tile);
+    try {
+      for (let band = await source.read(); band; band = await source.read()) {
+        for (let row = 0; row < band.rows; row++) {
+          data.set(band.data.subarray(row * tile.width * 4, (row + 1) * tile.width * 4), ((y + band.y + row) * mosaic.width + x) * 4);
+        }
+      }
+    } finally {
+      source.close();
+    }
+  }
+  return { data, width: mosaic.width, height: mosaic.height };
+}
+
 /** Bytes the mosaic takes (RGBA). */
 export function sampleBytes(layout: SampleLayout): number {
   return layout.size.width * layout.size.height * 4;
 }
 
-/** Reads `source` to its end (closing it) and returns the mosaic of its tiles. */
-export async function collectSample(source: RowSource, layout: SampleLayout): Promise<RgbaImage & { data: Uint8Array }> {
+/**
+ * Reads `source` to its end (closing it) and returns the mosaic of its tiles. The layout is in the
+ * picture as shown; `source` may hold its stored rows with the EXIF `orientation` still to apply
+ * (an encoder that places the rows itself): each tile is then read from its stored region and
+ * turned, so the mosaic is what the result will show (its tiles are small: no frame is needed).
+ */
+export async function collectSample(source: RowSource, layout: SampleLayout, orientation = 1): Promise<RgbaImage & { data: Uint8Array }> {
   const { width } = source;
   const mosaic = layout.size;
   const data = new Uint8Array(mosaic.width * mosaic.height * 4);
-  const placed = layout.tiles.map((tile, i) => ({ tile, x: (i % layout.columns) * tile.width, y: Math.floor(i / layout.columns) * tile.height }));
+  const placed = layout.tiles.map((tile, i) => {
+    const stored = storedRegion(tile, orientation, { width: source.width, height: source.height });
+    // Orientation 1 copies straight into the mosaic; any other into the stored tile, turned at the end.
+    const buffer = orientation === 1 ? null : new Uint8Array(stored.width * stored.height * 4);
+    return { tile, stored, buffer, x: (i % layout.columns) * tile.width, y: Math.floor(i / layout.columns) * tile.height };
+  });
   try {
     for (let band = await source.read(); band; band = await source.read()) {
-      for (const { tile, x, y } of placed) {
-        const from = Math.max(band.y, tile.y);
-        const to = Math.min(band.y + band.rows, tile.y + tile.height);
+      for (const { stored, buffer, x, y } of placed) {
+        const from = Math.max(band.y, stored.y);
+        const to = Math.min(band.y + band.rows, stored.y + stored.height);
         for (let row = from; row < to; row++) {
-          const start = ((row - band.y) * width + tile.x) * 4;
-          data.set(band.data.subarray(start, start + tile.width * 4), ((y + row - tile.y) * mosaic.width + x) * 4);
+          const start = ((row - band.y) * width + stored.x) * 4;
+          const pixels = band.data.subarray(start, start + stored.width * 4);
+          if (buffer) buffer.set(pixels, (row - stored.y) * stored.width * 4);
+          else data.set(pixels, ((y + row - stored.y) * mosaic.width + x) * 4);
         }
       }
     }
   } finally {
     source.close();
+  }
+  for (const { tile, stored, buffer, x, y } of placed) {
+    if (!buffer) continue;
+    const turned = applyOrientation({ data: buffer, width: stored.width, height: stored.height }, orientation).data;
+    for (let row = 0; row < tile.height; row++) data.set(turned.subarray(row * tile.width * 4, (row + 1) * tile.width * 4), ((y + row) * mosaic.width + x) * 4);
   }
   return { data, width: mosaic.width, height: mosaic.height };
 }

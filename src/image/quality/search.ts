@@ -9,7 +9,7 @@ export const QUALITY_MIN = 20;
 export const QUALITY_MAX = 100;
 
 /** Score points a quality step adds near q80, for the first guess from one side (JPEG, WebP and AVIF: 0.4-0.9). */
-const FIRST_SLOPE = 0.6;
+export const FIRST_SLOPE = 0.6;
 
 export interface SearchOptions {
   /** First quality tried. */

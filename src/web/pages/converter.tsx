@@ -189,10 +189,17 @@ export function ConverterPage({ frame, summary }: { frame: PageFrame; summary: A
               <option value="avif">AVIF</option>
               <option value="jpg">JPEG</option>
               <option value="png">PNG</option>
+              <option value="best">Best: the smallest of WebP, AVIF and JPEG</option>
             </select>
           </Field>
           <Field label="Quality" id="quality" hint="1-100, default 80. Ignored for PNG.">
             <input id="quality" aria-describedby={hintId('quality')} type="number" name="quality" min={1} max={100} step={1} inputmode="numeric" />
+          </Field>
+          <label class="check">
+            <input type="checkbox" id="quality-auto" name="quality_auto" /> Auto: the smallest file that looks as good
+          </label>
+          <Field label="Target score" id="quality-target" hint="With Auto: SSIMULACRA 2 from 30 to 90 (70 is a typical web image). Empty: the format's default.">
+            <input id="quality-target" aria-describedby={hintId('quality-target')} type="number" name="quality_target" min={30} max={90} step={0.5} inputmode="decimal" disabled />
           </Field>
           <Field label="Background" id="background" hint="What transparency becomes in JPEG, and the padding of Contain.">
             <input id="background" aria-describedby={hintId('background')} type="color" name="background" value="#ffffff" />

@@ -205,6 +205,13 @@ describe('the AVIF band decoder', () => {
     expect(peak.wasm - before).toBeLessThanOrEqual(planned.wasmBytes);
     expect(peak.wasm - before, 'about one row of four 1 MP tiles, not 15 MP').toBeLessThan(16 * 2 ** 20);
     expect(liveCodecMemoryBytes()).toBe(before);
+
+    // A region inside one column of tiles decodes that column's tiles only (quality=auto's check
+    // of a large AVIF reads its sample's tiles so): a quarter of what a row holds.
+    const region = await openDecode(file, { shrink: 1, region: { x: 1300, y: 900, width: 128, height: 128 } });
+    const regionPeak = await drain(region);
+    expect(regionPeak.wasm - before).toBeLessThan((peak.wasm - before) / 2);
+    expect(liveCodecMemoryBytes()).toBe(before);
   });
 
   it('holds no more than its memory plan for every corpus file and fixture', { timeout: 120_000 }, async () => {

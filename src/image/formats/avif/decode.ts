@@ -35,8 +35,8 @@ export async function openAvif(input: Uint8Array, { container }: AvifHeader, { r
   try {
     const alphaCodec = windowed && container.alpha ? await Dav1dCodec.open(largestImagePixels(container)) : codec;
     if (alphaCodec !== codec) codecs.push(alphaCodec);
-    const alpha = container.alpha && (await openLayerRows(alphaCodec, input, container.alpha, 'alpha image', coded.y, windowed));
-    const color = await openLayerRows(codec, input, container.color, 'image', coded.y, windowed);
+    const alpha = container.alpha && (await openLayerRows(alphaCodec, input, container.alpha, 'alpha image', coded.y, windowed, coded));
+    const color = await openLayerRows(codec, input, container.color, 'image', coded.y, windowed, coded);
     return new AvifRows(container, coded, codecs, options.bandRows ?? AVIF_BAND_ROWS, options.upsampling ?? 'bilinear', color, alpha);
   } catch (error) {
     for (const opened of codecs) opened.close();

@@ -4,7 +4,7 @@ import { AVIF_BAND_ROWS, openAvif } from './decode';
 import { avifEncoder } from './encode';
 import { readAvifHeader } from './header';
 import { CALLS_SUSPEND } from '../../codecs/codec';
-import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, avifWriteBurstBytes, DAV1D_BASE_BYTES, windowable, windowAlwaysSuffices } from './memory';
+import { avifDecodeMemory, avifEncodedBytes, avifEncoderPeakBytes, avifResultDecodeBytes, avifWriteBurstBytes, DAV1D_BASE_BYTES, windowable, windowAlwaysSuffices } from './memory';
 import { stripAvif } from './strip';
 import { verifyAv1Sizes } from './verify';
 
@@ -47,6 +47,9 @@ export const avif = defineFormat({
     burstBytes: avifWriteBurstBytes(facts.output.width, facts.output.height, facts.alpha, facts.quality),
   }),
   resultBound: (facts) => avifResultBound(facts),
+  // A region of a grid decodes the columns of tiles it covers (layer-rows.ts).
+  decodesRegionsApart: true,
+  resultDecodeCost: ({ output, alpha, quality }) => avifResultDecodeBytes(output.width, output.height, alpha, quality, AVIF_BAND_ROWS),
 });
 
 /** The file's bound at its quality, or the plan's cap where that is less (the tile encoder keeps to it). */

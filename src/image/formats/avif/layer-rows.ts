@@ -30,11 +30,23 @@ export interface LayerRows {
 /**
  * Opens the rows of `layer`, decoding what the first of the rows from `firstRow` on needs: a single
  * image whole (letting other runs go on while dav1d works) or, `windowed`, into a window of rows as
- * they are asked for; a grid its first row of tiles.
+ * they are asked for; a grid its first row of tiles, of those that hold the columns `columns`
+ * covers (and the chroma sample beside them: a region of a grid decodes only its own tiles).
  */
-export async function openLayerRows(codec: Dav1dCodec, file: Uint8Array, layer: AvifLayer, what: string, firstRow: number, windowed = false): Promise<LayerRows> {
+export async function openLayerRows(
+  codec: Dav1dCodec,
+  file: Uint8Array,
+  layer: AvifLayer,
+  what: string,
+  firstRow: number,
+  windowed = false,
+  columns: { x: number; width: number } = { x: 0, width: layer.size.width },
+): Promise<LayerRows> {
   if (layer.grid) {
-    const rows = new GridRows(codec, file, layer, what);
+    const { tileWidth } = layer.grid;
+    const first = Math.floor(Math.max(0, columns.x - 2) / tileWidth);
+    const last = Math.floor(Math.min(layer.size.width - 1, columns.x + columns.width + 1) / tileWidth);
+    const rows = new GridRows(codec, file, layer, what, first, Math.min(last, layer.grid.columns - 1));
     await rows.prepare(0, Math.max(0, firstRow - 1));
     return rows;
   }
@@ -210,7 +222,7 @@ class WindowedRows implements LayerRows {
 class GridRows implements LayerRows {
   format!: PictureFormat;
   private readonly grid: NonNullable<AvifLayer['grid']>;
-  /** Decoded rows of tiles by tile-row index (at most two at a time). */
+  /** Decoded rows of tiles by tile-row index (at most two at a time), by column (firstColumn to lastColumn only). */
   private readonly tileRows = new Map<number, DecodedPicture[]>();
   private readonly spare: DecodedPicture[] = [];
   /** Two assembled rows per plane (a chroma row and its neighbour alternate by parity). */
@@ -225,8 +237,17 @@ class GridRows implements LayerRows {
     private readonly file: Uint8Array,
     private readonly layer: AvifLayer,
     private readonly what: string,
+    /** The columns of tiles rows are assembled from: the others are never decoded. */
+    private readonly firstColumn = 0,
+    private readonly lastColumn = layer.grid!.columns - 1,
   ) {
     this.grid = layer.grid!;
+  }
+
+  private complete(pictures: DecodedPicture[] | undefined): boolean {
+    if (!pictures) return false;
+    for (let column = this.firstColumn; column <= this.lastColumn; column++) if (!pictures[column]) return false;
+    return true;
   }
 
   /**
@@ -236,9 +257,10 @@ class GridRows implements LayerRows {
    */
   private tiles(index: number): DecodedPicture[] {
     const pictures = this.tileRows.get(index) ?? this.startTileRow(index);
-    for (let column = pictures.length; column < this.grid.columns; column++) {
+    for (let column = this.firstColumn; column <= this.lastColumn; column++) {
+      if (pictures[column]) continue;
       const image = this.layer.tiles[index * this.grid.columns + column];
-      this.checkFormat(decodeImage(this.codec, this.file, image, this.nextPicture(pictures), `${this.what} grid tile`));
+      this.checkFormat(decodeImage(this.codec, this.file, image, this.nextPicture(pictures, column), `${this.what} grid tile`));
     }
     return pictures;
   }
@@ -246,9 +268,10 @@ class GridRows implements LayerRows {
   /** `tiles(index)` ahead of time, each tile decoded with dav1d's yield points (a 512 px tile takes ~20 ms). */
   private async decodeTiles(index: number): Promise<void> {
     const pictures = this.tileRows.get(index) ?? this.startTileRow(index);
-    for (let column = pictures.length; column < this.grid.columns; column++) {
+    for (let column = this.firstColumn; column <= this.lastColumn; column++) {
+      if (pictures[column]) continue;
       const image = this.layer.tiles[index * this.grid.columns + column];
-      const picture = this.nextPicture(pictures);
+      const picture = this.nextPicture(pictures, column);
       await this.codec.decodeYielding(this.file, image.ranges, picture, `${this.what} grid tile ${image.id}`);
       this.checkFormat(checkedFormat(image, picture, this.what));
     }
@@ -262,9 +285,9 @@ class GridRows implements LayerRows {
     return pictures;
   }
 
-  private nextPicture(pictures: DecodedPicture[]): DecodedPicture {
+  private nextPicture(pictures: DecodedPicture[], column: number): DecodedPicture {
     const picture = this.spare.pop() ?? this.codec.createPicture();
-    pictures.push(picture);
+    pictures[column] = picture;
     return picture;
   }
 
@@ -281,12 +304,13 @@ class GridRows implements LayerRows {
     const assemble = () => {
       for (const p of planes) this.row(p, y);
     };
-    if (this.tileRows.get(index)?.length === this.grid.columns) return void assemble();
+    if (this.complete(this.tileRows.get(index))) return void assemble();
     return this.decodeTiles(index).then(assemble);
   }
 
   private release(index: number): void {
     for (const picture of this.tileRows.get(index) ?? []) {
+      if (!picture) continue;
       picture.release();
       this.spare.push(picture);
     }
@@ -325,7 +349,7 @@ class GridRows implements LayerRows {
     const within = y % tileHeight;
     let row = slot?.row;
     if (!row || row.length < width) row = this.format.bitDepth === 8 ? new Uint8Array(width) : new Uint16Array(width);
-    for (let column = 0; column * tileWidth < width; column++) {
+    for (let column = this.firstColumn; column <= this.lastColumn && column * tileWidth < width; column++) {
       const { samples, stride } = pictures[column].plane(plane);
       const length = Math.min(tileWidth, width - column * tileWidth);
       row.set(samples.subarray(within * stride, within * stride + length), column * tileWidth);

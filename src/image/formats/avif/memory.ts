@@ -184,6 +184,27 @@ export function avifDecodeMemory(container: AvifContainer, regionWidth: number, 
   };
 }
 
+/**
+ * What decoding a result of `avifEncoder` holds (its file counted apart): its layout's tiles
+ * (encode-layout.ts), 8-bit 4:2:0 colour and monochrome alpha, one row of tiles decoded at a time,
+ * each tile's data at most its share of the bound.
+ */
+export function avifResultDecodeBytes(width: number, height: number, alpha: boolean, quality: number, bandRows: number): number {
+  const { columns, rows, tileWidth, tileHeight } = planAvifLayout(width, height, alpha);
+  const grid = columns * rows > 1;
+  const layer = (monochrome: boolean): LayerShape => ({
+    imageWidth: tileWidth,
+    imageHeight: tileHeight,
+    imagesHeld: grid ? columns : 1,
+    format: { bitDepth: 8, monochrome, subsamplingX: monochrome ? 0 : 1, subsamplingY: monochrome ? 0 : 1 },
+    filmGrain: false,
+    superres: false,
+    superblock: 128,
+  });
+  const largestItem = avifEncodedBytes(tileWidth, tileHeight, alpha, quality);
+  return avifDecoderWasmBytes(layer(false), alpha ? layer(true) : null, largestItem) + avifDecoderJsBytes(width, width, bandRows, grid, 8);
+}
+
 /*
  * What `avifEncoder` holds for a width x height result, as measured upper bounds for the memory
  * plan (bytes). Measured with jSquash's encoder on white noise (the largest output) and on photos.

@@ -48,4 +48,7 @@ export const jpeg = defineFormat({
         : jpegFinishBurstBytes(output.width, output.height, quality, grey),
   }),
   resultBound: ({ output, quality }) => jpegResultBytes(output.width * output.height, quality),
+  // Our encoder's files are baseline, 4:2:0 or grey: the decoder holds its band, no coefficients.
+  resultDecodeCost: ({ output, grey }) =>
+    jpegDecodeWasmBytes({ ...output, components: grey ? 1 : 3, sampling: grey ? [{ h: 1, v: 1 }] : [{ h: 2, v: 2 }, { h: 1, v: 1 }, { h: 1, v: 1 }], progressive: false, multiScan: false, adobeTransform: null }, 1),
 });

@@ -48,6 +48,11 @@ export const webp = defineFormat({
     };
   },
   resultBound: (facts) => webpResultBound(facts),
+  // Our encoder's files are lossy, with an ALPH chunk where the rows carry alpha.
+  resultDecodeCost: (facts) => {
+    const { width, height } = facts.output;
+    return webpDecoderWasmBytes({ width, height, alpha: facts.alpha, lossless: false, inputBytes: webpResultBound(facts) }) + 2 * WEBP_BAND_ROWS * width * 4;
+  },
 });
 
 function webpResultBound({ output, alpha, quality, maxResultBytes = Infinity }: EncodeFacts): number {
