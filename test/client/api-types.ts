@@ -512,7 +512,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
              * @example 75
              */
             quality_target?: number;
@@ -562,7 +562,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
              * @example 75
              */
             quality_target?: number;
@@ -625,7 +625,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
              * @example 75
              */
             quality_target?: number;
@@ -649,7 +649,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
              * @example 75
              */
             quality_target?: number;
@@ -684,7 +684,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 72.5, WebP 64.6, AVIF 71.5; format=best 72.5).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
              * @example 75
              */
             quality_target?: number;
