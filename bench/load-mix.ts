@@ -202,22 +202,35 @@ async function apiSide(seconds: number, mix: MixEntry[], verbose: boolean): Prom
   }
 }
 
-async function sharpSide(seconds: number, mix: MixEntry[]): Promise<LoadSide> {
+/** The sharp service (bench/sharp-service.ts) on a free port, with its files in a temporary folder. */
+export async function startSharpService(): Promise<{ base: string; pid: number; stop(): void }> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'sharp-service-'));
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bench', 'sharp-service.ts'), String(port), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     await new Promise<void>((resolve, reject) => {
       child.stdout!.once('data', () => resolve());
       child.once('exit', (code) => reject(new Error(`the sharp service exited (${code})`)));
     });
-    const base = `http://127.0.0.1:${port}`;
-    for (const entry of mix) await fetch(base + entry.path, { method: 'POST', headers: { 'Content-Type': entry.body.contentType }, body: entry.body.body }).then((r) => r.arrayBuffer());
-    const run = await drive(base, ['-'], mix, seconds, () => cpuMs(child.pid!), () => {});
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { base: `http://127.0.0.1:${port}`, pid: child.pid!, stop };
+}
+
+async function sharpSide(seconds: number, mix: MixEntry[]): Promise<LoadSide> {
+  const service = await startSharpService();
+  try {
+    for (const entry of mix) await fetch(service.base + entry.path, { method: 'POST', headers: { 'Content-Type': entry.body.contentType }, body: entry.body.body }).then((r) => r.arrayBuffer());
+    const run = await drive(service.base, ['-'], mix, seconds, () => cpuMs(service.pid), () => {});
     return summarise('sharp service (Node, one thread)', run, mix);
   } finally {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
+    service.stop();
   }
 }
 

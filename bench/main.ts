@@ -20,6 +20,7 @@ import { cpuMs, cpuTimes, findWorkerd, foreignProcesses, sampleDuring, stealPerc
 import { printReport } from './report.ts';
 import { loadTable, runLoadMix } from './load-mix.ts';
 import { runRtt, rttTable, writeMarkedTable } from './rtt.ts';
+import { runVersusService, versusTable } from './versus-service.ts';
 import { autoTable, runQualityAuto, type AutoTimes } from './quality-auto.ts';
 import { psnr, PSNR_DESCRIPTION, ssim, SSIM_DESCRIPTION, type RawImage } from '../test/support/ssim.ts';
 import { decodeRgb, memoryFields, PHOTO, PHOTOS_DIR, TIMED_WORKLOADS, W6, type Megapixels, type TimedWorkload } from './workloads.ts';
@@ -57,6 +58,8 @@ export interface BenchOptions {
   rtt: string | null;
   /** Only the mixed load against the API and a sharp service (bench/load-mix.ts), into docs/performance.md. */
   loadMix: boolean;
+  /** Only W9 against sharp and W6 against the sharp service (bench/versus-service.ts), into docs/performance.md. */
+  versusService: boolean;
 }
 
 const USAGE = `Usage: npm run bench [-- <options>]
@@ -85,6 +88,9 @@ then prints the tables and writes them as JSON.
   --load                 only this: 12 clients send a mix of real work for --load-seconds
                          (60 by default here) to the API through npm run dev and to a sharp
                          service on Node; the table goes into docs/performance.md
+  --versus-service       only this: W9 (12 MP PNG -> JPEG) against sharp in this process and W6
+                         (1 MP -> 400 px WebP) against the sharp service, alternating, --runs
+                         each (7 or more advised); the table goes into docs/performance.md
   --rtt <far>/<near>     only this: the API's requests timed at 0/0 and with every D1 and R2
                          call <far> ms and every Durable Object call <near> ms away (e.g.
                          100/5); the table goes into docs/performance.md
@@ -112,6 +118,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     verbose: false,
     rtt: null,
     loadMix: false,
+    versusService: false,
   };
   const positiveInt = (name: string, value: string | undefined, min = 1) => {
     if (value === undefined || !/^\d+$/.test(value) || Number(value) < min) throw new Error(`--${name} needs a whole number >= ${min}`);
@@ -187,6 +194,9 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
         break;
       case 'load':
         options.loadMix = true;
+        break;
+      case 'versus-service':
+        options.versusService = true;
         break;
       case 'rtt': {
         const v = value() ?? '';
@@ -763,6 +773,13 @@ export async function main(argv: string[]): Promise<number> {
     const table = loadTable(sides, new Date().toISOString().slice(0, 10));
     process.stdout.write(table + '\n');
     log(`wrote the table into ${writeMarkedTable('load-table', table)}`);
+    return table.includes('(missed)') ? 1 : 0;
+  }
+  if (options.versusService) {
+    const rows = await runVersusService(options.runs, options.verbose, log);
+    const table = versusTable(rows, options.runs, new Date().toISOString().slice(0, 10), os.loadavg().map((l) => l.toFixed(1)).join(' '));
+    process.stdout.write(table + '\n');
+    log(`wrote the table into ${writeMarkedTable('versus-table', table)}`);
     return table.includes('(missed)') ? 1 : 0;
   }
   if (options.rtt) {

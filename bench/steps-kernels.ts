@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 
 // The Worker's modules, loaded through bench/node-hooks.ts (imported by URL: see jpeg-codec.ts).
 const load = (file: string) => import(new URL(file, import.meta.url).href);
@@ -84,12 +84,12 @@ async function ours(data: Uint8Array, alpha: boolean, stage: Stage): Promise<voi
 }
 
 /** sharp on the same pixels: three channels when opaque (so that it does not treat a fourth as alpha), four with alpha. */
-function theirs(alpha: boolean, apply: (image: sharp.Sharp) => sharp.Sharp): () => Promise<unknown> {
+function theirs(alpha: boolean, apply: (image: Sharp) => Sharp): () => Promise<unknown> {
   const input = alpha ? withAlpha : Buffer.from(rgb);
   return () => apply(sharp(input, { raw: { width, height, channels: alpha ? 4 : 3 } })).raw().toBuffer();
 }
 
-const cases: { what: string; kind: string; sigma?: number; alpha: boolean; stage: Stage; sharp: (image: sharp.Sharp) => sharp.Sharp }[] = [];
+const cases: { what: string; kind: string; sigma?: number; alpha: boolean; stage: Stage; sharp: (image: Sharp) => Sharp }[] = [];
 for (const alpha of [false, true]) {
   for (const sigma of [0.8, 2, 8, 50, 400]) cases.push({ what: `blur sigma ${sigma}`, kind: 'blur', sigma, alpha, stage: (s) => blurRows(s, sigma), sharp: (i) => i.blur(sigma) });
   for (const sigma of [1, 5]) cases.push({ what: `sharpen sigma ${sigma}`, kind: 'sharpen', sigma, alpha, stage: (s) => sharpenRows(s, sigma), sharp: (i) => i.sharpen({ sigma }) });

@@ -12,6 +12,7 @@ const SECONDS: Record<string, number> = {
   'test/node/admin.test.ts': 128,
   'test/workers/full-size.test.ts': 109,
   'test/workers/plan-edge/jpeg.test.ts': 70,
+  'test/workers/quality-auto.test.ts': 66,
   'test/node/fuzz/parsers.test.ts': 70,
   'test/workers/plan-edge/png.test.ts': 70,
   'test/workers/plan-edge/webp.test.ts': 65,
@@ -20,6 +21,7 @@ const SECONDS: Record<string, number> = {
   'test/workers/corpus.test.ts': 41,
   'test/workers/memory-budget.test.ts': 37,
   'test/node/smart-crop-vs-sharp.test.ts': 31,
+  'src/image/auto-run.test.ts': 20,
   'src/image/formats/avif/encode.test.ts': 29,
   'test/e2e/avif-grid.test.ts': 27,
 };

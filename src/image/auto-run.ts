@@ -76,8 +76,8 @@ export async function runAuto(plans: ProcessingPlan[], kit: AutoKit, target: Res
   sampleHeld = 2 * sampleBytes(layout);
   const { mosaic, traits, transparent } = await kit.step('auto.sample', () => readSample(reader, layout, kit, beside));
   sampleHeld = sampleBytes(layout);
-  // JPEG has no alpha: it is a candidate only where the picture turned out opaque.
-  const candidates = plans.filter((plan) => plans.length === 1 || !transparent || plan.outputFormat !== 'jpeg');
+  // A format without alpha (JPEG) is a candidate only where the picture turned out opaque.
+  const candidates = plans.filter((plan) => plans.length === 1 || !transparent || FORMATS[plan.outputFormat].supportsAlpha);
   const pixels = reader.output.width * reader.output.height;
 
   const trials = new Map<AutoFormat, Trials>();

@@ -109,19 +109,31 @@ export const quality = z
 
 const { min: TARGET_MIN, max: TARGET_MAX } = QUALITY_TARGET_RANGE;
 const TARGET_PROBLEM = `must be a number from ${TARGET_MIN} to ${TARGET_MAX}`;
-/** With quality=auto: the SSIMULACRA 2 score to reach; decimals allowed. */
+/**
+ * With quality=auto: the SSIMULACRA 2 score to reach; decimals allowed; empty counts as not given.
+ * Its example is the empty value: Swagger UI's "Try it out" would otherwise fill in the minimum
+ * and send it beside quality's example, 80, which it may not go with.
+ */
 export const qualityTarget = z
-  .string({ error: TARGET_PROBLEM })
-  .regex(/^\d{1,3}(\.\d{1,6})?$/, TARGET_PROBLEM)
-  .transform(Number)
-  .refine((value) => value >= TARGET_MIN && value <= TARGET_MAX, TARGET_PROBLEM)
+  .union(
+    [
+      z
+        .string()
+        .regex(/^\d{1,3}(\.\d{1,6})?$/, TARGET_PROBLEM)
+        .transform(Number)
+        .refine((value) => value >= TARGET_MIN && value <= TARGET_MAX, TARGET_PROBLEM)
+        .openapi({ type: 'number', minimum: TARGET_MIN, maximum: TARGET_MAX }),
+      z
+        .literal('')
+        .transform(() => undefined)
+        .openapi({ type: 'string', enum: [''] }),
+    ],
+    { error: TARGET_PROBLEM },
+  )
   .optional()
   .openapi({
-    type: 'number',
-    minimum: TARGET_MIN,
-    maximum: TARGET_MAX,
-    example: 75,
-    description: `With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, ${TARGET_MIN} (low quality, obvious artefacts) to ${TARGET_MAX} (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG ${AUTO_QUALITY.jpeg.target}, WebP ${AUTO_QUALITY.webp.target}, AVIF ${AUTO_QUALITY.avif.target}; format=best ${BEST_TARGET}).`,
+    example: '',
+    description: `With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, ${TARGET_MIN} (low quality, obvious artefacts) to ${TARGET_MAX} (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG ${AUTO_QUALITY.jpeg.target}, WebP ${AUTO_QUALITY.webp.target}, AVIF ${AUTO_QUALITY.avif.target}; format=best ${BEST_TARGET}).`,
   });
 
 interface OutputChoices {

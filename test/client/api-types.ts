@@ -512,10 +512,10 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
-             * @example 75
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @example
              */
-            quality_target?: number;
+            quality_target?: number | "";
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff
@@ -562,10 +562,10 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
-             * @example 75
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @example
              */
-            quality_target?: number;
+            quality_target?: number | "";
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff
@@ -625,10 +625,10 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
-             * @example 75
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @example
              */
-            quality_target?: number;
+            quality_target?: number | "";
         };
         RemoveMetadataForm: {
             /**
@@ -649,10 +649,10 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
-             * @example 75
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @example
              */
-            quality_target?: number;
+            quality_target?: number | "";
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff
@@ -684,10 +684,10 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
-             * @example 75
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @example
              */
-            quality_target?: number;
+            quality_target?: number | "";
             /**
              * @description What transparent pixels are flattened onto where the output format has no alpha (JPEG; the colour's own alpha is then ignored), and the padding of fit=contain (with its alpha where the output format has alpha). Default white.
              * @default #ffffff

@@ -341,6 +341,8 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
     expect([await field('Left').inputValue(), await field('Top').inputValue(), await field('Crop width').inputValue(), await field('Crop height').inputValue()]).toEqual(['0', '0', '100', '68']);
     await field('Left').fill('25');
     await expect.poll(() => cropBox.evaluate((box: any) => box.style.left)).toBe('25%');
+    // The result above made the page taller: the preview may have scrolled out of the window.
+    await chosenPreview.scrollIntoViewIfNeeded();
     const frame = (await chosenPreview.boundingBox())!;
     const at = (x: number, y: number) => [frame.x + (x * frame.width) / 100, frame.y + (y * frame.height) / 68] as const;
     await page.mouse.move(...at(10, 5));
@@ -459,7 +461,8 @@ describe.skipIf(BROWSER_SKIP)('web pages in a real browser', () => {
   it('chooses the quality itself with Auto and the smallest format with Best, and says what it measured', async () => {
     const page = await contextA.newPage();
     await page.goto(`${url}/convert`);
-    const auto = page.getByLabel(/^Auto/);
+    // By role: a label's text keeps the space before its words, which getByLabel's pattern sees.
+    const auto = page.getByRole('checkbox', { name: /^Auto/ });
     const quality = page.getByLabel('Quality');
     const target = page.getByLabel('Target score');
     expect([await auto.isChecked(), await quality.isDisabled(), await target.isDisabled()]).toEqual([false, false, true]);

@@ -102,6 +102,12 @@ export interface FormatInfo {
    */
   decodesRegionsApart?: boolean;
   /**
+   * The encoder codes each of the sample's tiles (on multiples of 16) as it codes them in the whole
+   * picture, blocks apart (JPEG): a large result's tiles score what the sample's trial at that
+   * quality scored, and quality=auto checks it without decoding the result (quality/auto-plan.ts).
+   */
+  trialScoresResultTiles?: boolean;
+  /**
    * A lossless result's size is unknown until it is made and its bound is far above what photos
    * need: the plan may give it less than the bound (plan.ts fitResultToBudget).
    */

@@ -37,7 +37,7 @@ export interface AutoPlan {
 export function autoPlanFor(output: Dimensions, format: AutoFormat, target: number, others: AutoFormat[] = []): AutoPlan {
   const ownSample = sampleLayout(output.width, output.height).tiles.length === 1;
   const whole = output.width * output.height <= WHOLE_SCORE_MAX_PIXELS;
-  const check = ownSample || (!whole && format === 'jpeg') ? 'trial' : whole ? 'picture' : 'sample';
+  const check = ownSample || (!whole && FORMATS[format].trialScoresResultTiles) ? 'trial' : whole ? 'picture' : 'sample';
   return {
     target,
     check,

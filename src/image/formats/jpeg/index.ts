@@ -24,6 +24,7 @@ export const jpeg = defineFormat({
   shrinkFactors: JPEG_SHRINK_FACTORS,
   maxDimension: 65_535,
   supportsAlpha: false,
+  trialScoresResultTiles: true,
   resultMayBeCapped: false,
   packsEncoderBuffer: true,
   encoder: jpegEncoder,
