@@ -335,8 +335,8 @@ interface Waiting {
 }
 
 /**
- * The longest a request waits for memory: one expected to wait longer is told so at once, and one
- * still waiting then is told so then, so that every 503 leaves within 2 s of its request.
+ * The longest a request waits for memory, from when the isolate first saw it: one expected to wait
+ * longer is told so at once, and one still waiting then is told so then.
  */
 export const MAX_WAIT_MS = 1_800;
 
