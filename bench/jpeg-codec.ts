@@ -14,6 +14,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { ssim } from '../test/support/ssim.ts';
+import { type Timing, cpuNow, median } from './timing.ts';
 
 // The Worker's modules, loaded through bench/node-hooks.ts. Imported by URL, so this script's type
 // check (bench/tsconfig.json, Node types only) does not take in the Worker's WebAssembly types.
@@ -31,24 +32,12 @@ const runsAt = process.argv.indexOf('--runs');
 const RUNS = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 5;
 sharp.concurrency(1);
 
-interface Timing {
-  wallMs: number;
-  cpuMs: number;
-}
-
-const cpuNow = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-
 async function timed<T>(run: () => Promise<T>): Promise<{ timing: Timing; result: T }> {
   const wall = performance.now();
   const cpu = cpuNow();
   const result = await run();
   return { timing: { wallMs: performance.now() - wall, cpuMs: cpuNow() - cpu }, result };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** Runs `run` RUNS times (after one warm-up) and returns the median wall and CPU times and the last result. */
 async function measure<T>(run: () => Promise<T>): Promise<{ wallMs: number; cpuMs: number; result: T }> {

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import sharp from 'sharp';
 import Vips from 'wasm-vips';
+import { median } from './timing.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PHOTOS = path.resolve(ROOT, '../shared/corpus/photos');
@@ -32,8 +33,6 @@ const DEFAULT_LEVEL = 1;
 
 sharp.concurrency(1);
 sharp.cache(false);
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; result: T }> {
   let result = await run();

@@ -9,6 +9,7 @@
 import os from 'node:os';
 import { cpuMs } from './memory.ts';
 import { DEMO_PRO_KEY, multipartBody, type ApiClient } from './api.ts';
+import { median } from './timing.ts';
 
 export interface AutoTimes {
   format: string;
@@ -23,8 +24,6 @@ export interface AutoTimes {
 
 /** The issue's bounds on auto's time against q80's at 12 MP. */
 export const AUTO_TIME_BOUNDS: Record<string, number> = { jpg: 2.5, webp: 2.5, avif: 1.5 };
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 export async function runQualityAuto(client: ApiClient, workerPid: number, photo: Uint8Array, runs: number, log: (line: string) => void): Promise<AutoTimes[]> {
   const results: AutoTimes[] = [];

@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from '../src/cli/d1.ts';
 import { startDevServer, type DevServer } from '../test/node/dev-server.ts';
 import { DEMO_PRO_KEY, multipartBody, type MultipartBody } from './api.ts';
 import { PHOTOS_DIR } from './workloads.ts';
+import { median } from './timing.ts';
 
 export interface RttRow {
   request: string;
@@ -33,8 +34,6 @@ const SAMPLES = 15;
 // Pro allows 10 calls a second per user: calls on one key start at least this far apart (untimed).
 const SPACING_MS = 120;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /** PngSuite's 32x32 RGBA image. */
 function tinyPng(): Uint8Array {
   return readFileSync(path.join(PROJECT_ROOT, '..', 'shared', 'corpus', 'png', 'pngsuite', 'basn6a08.png'));

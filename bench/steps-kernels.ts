@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
+import { type Timing, cpuNow, median } from './timing.ts';
 
 // The Worker's modules, loaded through bench/node-hooks.ts (imported by URL: see jpeg-codec.ts).
 const load = (file: string) => import(new URL(file, import.meta.url).href);
@@ -31,17 +32,6 @@ const RUNS = Number(option('runs') ?? 5);
 const ONLY = option('only')?.split(',');
 sharp.concurrency(1);
 sharp.cache(false);
-
-interface Timing {
-  wallMs: number;
-  cpuMs: number;
-}
-
-const cpuNow = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** Median wall and CPU time of RUNS runs after one warm-up. */
 async function measure(run: () => Promise<unknown>): Promise<Timing> {

@@ -15,6 +15,7 @@ import { largeInput } from '../test/support/large-inputs.ts';
 import { ApiClient, DEMO_PRO_KEY, multipartBody, type MultipartBody } from './api.ts';
 import { startSharpService } from './load-mix.ts';
 import { PHOTOS_DIR } from './workloads.ts';
+import { median } from './timing.ts';
 
 export interface VersusRow {
   workload: string;
@@ -36,8 +37,6 @@ interface Case {
   against: VersusRow['against'];
   bound: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 async function timed(job: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
