@@ -87,4 +87,14 @@ describe('quality=auto runs', () => {
     expect(Math.abs(result.score!.value - recomputed)).toBeLessThan(0.01);
     expect(result.score!.value).toBeGreaterThanOrEqual(80);
   });
+  it('format=best leaves out what cannot be made beside the others: a 24 MP photo, where holding an AVIF result does not fit, is still made', async () => {
+    const input = await corpus('photos/photo-24mp.jpg');
+    const best = await processImage(input, { steps: [], format: 'best' }, LIMITS);
+    expect(['jpeg', 'webp', 'avif']).toContain(best.format);
+    expect([best.width, best.height]).toEqual([6000, 4000]);
+    expect(best.peakBytes).toBeLessThanOrEqual(best.plannedPeakBytes);
+    expect(best.plannedPeakBytes).toBeLessThanOrEqual(LIMITS.memoryBudgetBytes);
+    expect(best.score).toMatchObject({ target: AUTO_QUALITY.jpeg.target, measuredOn: 'sample' });
+    expect(best.score!.value).toBeGreaterThanOrEqual(AUTO_QUALITY.jpeg.target - 1);
+  }, 120_000);
 });

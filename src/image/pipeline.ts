@@ -142,19 +142,11 @@ function autoCandidates(transform: Transform, outputFormat: ImageFormat | 'best'
  */
 async function processAuto(file: ImageFile, transform: Transform, limits: PixelLimits, target: ResultTarget, options: RunOptions, formats: AutoFormat[]): Promise<ProcessedResult> {
   const goal = transform.qualityTarget ?? (formats.length > 1 ? BEST_TARGET : AUTO_QUALITY[formats[0]].target);
-  const plans: ProcessingPlan[] = [];
-  let refusal: unknown = null;
-  for (const format of formats) {
-    try {
-      const plan = planProcessing({ file, outputFormat: format, transform, limits, resultHeldBytes: target.heldBytes, auto: { target: goal, others: formats.filter((other) => other !== format) } });
-      assertFitsMemory(plan, limits.memoryBudgetBytes);
-      plans.push(plan);
-    } catch (error) {
-      if (formats.length === 1 || !(error instanceof AppError)) throw error;
-      refusal ??= error;
-    }
-  }
-  if (plans.length === 0) throw refusal;
+  const plans = autoPlans(formats, (format, others) => {
+    const plan = planProcessing({ file, outputFormat: format, transform, limits, resultHeldBytes: target.heldBytes, auto: { target: goal, others } });
+    assertFitsMemory(plan, limits.memoryBudgetBytes);
+    return plan;
+  });
   const plannedPeakBytes = Math.max(...plans.map((plan) => peakBytes(memoryPlan(plan))));
   const release = options.admit ? await options.admit(plannedPeakBytes, autoWorkMs(plans)) : () => {};
   try {
@@ -174,6 +166,44 @@ async function processAuto(file: ImageFile, transform: Transform, limits: PixelL
     return { size: outcome.size, format: plan.outputFormat, ...plan.output, quality: outcome.quality, score: outcome.score, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
   } finally {
     release();
+  }
+}
+
+/**
+ * format=best's candidates that can be made here, each planned beside the results of the others it
+ * may have to hold: a format that cannot be made even alone is left out, and while some cannot be
+ * made beside the rest, the one needing the most memory alone is left out and the rest planned
+ * again (a 24 MP photo: AVIF does not fit, and WebP and JPEG fit once no AVIF result is held). A
+ * single format's refusal, or the first one where none fits, is the answer.
+ */
+function autoPlans(formats: AutoFormat[], plan: (format: AutoFormat, others: AutoFormat[]) => ProcessingPlan): ProcessingPlan[] {
+  if (formats.length === 1) return [plan(formats[0], [])];
+  let firstRefusal: unknown = null;
+  const alone = new Map<AutoFormat, number>();
+  for (const format of formats) {
+    try {
+      alone.set(format, peakBytes(memoryPlan(plan(format, []))));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      firstRefusal ??= error;
+    }
+  }
+  let candidates = formats.filter((format) => alone.has(format));
+  if (candidates.length === 0) throw firstRefusal;
+  for (;;) {
+    const plans: ProcessingPlan[] = [];
+    const refused: AutoFormat[] = [];
+    for (const format of candidates) {
+      try {
+        plans.push(plan(format, candidates.filter((other) => other !== format)));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        refused.push(format);
+      }
+    }
+    if (refused.length === 0) return plans;
+    const largest = refused.reduce((a, b) => (alone.get(b)! > alone.get(a)! ? b : a));
+    candidates = candidates.filter((format) => format !== largest);
   }
 }
 
