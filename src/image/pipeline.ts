@@ -6,7 +6,7 @@ import { MemoryMeter } from './memory-meter';
 import { peakBytes, pixelsOf } from './memory-plan';
 import { runAuto, type AutoKit } from './auto-run';
 import { autoPlanFor } from './quality/auto-plan';
-import { AUTO_FORMATS, AUTO_MAX_QUALITY, AUTO_QUALITY, BEST_TARGET, isAutoFormat, type AutoFormat } from './quality/calibration';
+import { AUTO_FORMATS, AUTO_MAX_QUALITY, autoTargetOf, isAutoFormat, type AutoFormat } from './quality/calibration';
 import { sampleLayout } from './quality/sample';
 import { decode, working } from './decoding';
 import { DEFAULT_QUALITY, WHITE, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions, type Transform } from './operations';
@@ -141,9 +141,9 @@ function autoCandidates(transform: Transform, outputFormat: ImageFormat | 'best'
  * peaks, and run with this run's passes.
  */
 async function processAuto(file: ImageFile, transform: Transform, limits: PixelLimits, target: ResultTarget, options: RunOptions, formats: AutoFormat[]): Promise<ProcessedResult> {
-  const goal = transform.qualityTarget ?? (formats.length > 1 ? BEST_TARGET : AUTO_QUALITY[formats[0]].target);
   const plans = autoPlans(formats, (format, others) => {
-    const plan = planProcessing({ file, outputFormat: format, transform, limits, resultHeldBytes: target.heldBytes, auto: { target: goal, others } });
+    const auto = { target: autoTargetOf(format, transform.qualityTarget), others };
+    const plan = planProcessing({ file, outputFormat: format, transform, limits, resultHeldBytes: target.heldBytes, auto });
     assertFitsMemory(plan, limits.memoryBudgetBytes);
     return plan;
   });

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ERROR_CODES, type ErrorCode } from '../errors';
 import { formatByName, OUTPUT_FORMAT_NAMES } from '../image/formats/index';
 import { DEFAULT_QUALITY, GRAVITIES, type Colour, type Gravity, type Position, type QualityScore } from '../image/operations';
-import { AUTO_QUALITY, BEST_TARGET, QUALITY_TARGET_RANGE, WHOLE_SCORE_MAX_PIXELS } from '../image/quality/calibration';
+import { AUTO_QUALITY, QUALITY_TARGET_RANGE, WHOLE_SCORE_MAX_PIXELS } from '../image/quality/calibration';
 import type { ImageFormat } from '../image/types';
 
 /*
@@ -45,7 +45,7 @@ const FORMAT_PROBLEM = `must be one of ${FORMAT_NAMES.join(', ')}`;
 const toFormat = (value: string): ImageFormat | 'best' => (value === 'best' ? 'best' : formatByName(value)!);
 const isFormatName = (value: string) => value === 'best' || formatByName(value) !== null;
 const BEST_DESCRIPTION =
-  'best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result\'s format and filename say which.';
+  'best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made as quality=auto makes them (at quality_target, or each at its own default) and the smallest that meets its target is kept; the result\'s format and filename say which.';
 
 const formatField = z
   .string({ error: requiredOr(FORMAT_PROBLEM) })
@@ -133,7 +133,7 @@ export const qualityTarget = z
   .optional()
   .openapi({
     example: '',
-    description: `With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, ${TARGET_MIN} (low quality, obvious artefacts) to ${TARGET_MAX} (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG ${AUTO_QUALITY.jpeg.target}, WebP ${AUTO_QUALITY.webp.target}, AVIF ${AUTO_QUALITY.avif.target}; format=best ${BEST_TARGET}).`,
+    description: `With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, ${TARGET_MIN} (low quality, obvious artefacts) to ${TARGET_MAX} (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG ${AUTO_QUALITY.jpeg.target}, WebP ${AUTO_QUALITY.webp.target}, AVIF ${AUTO_QUALITY.avif.target}; format=best gives each candidate its own).`,
   });
 
 interface OutputChoices {

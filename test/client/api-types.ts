@@ -500,7 +500,7 @@ export interface components {
              */
             file: Blob;
             /**
-             * @description Output format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
+             * @description Output format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made as quality=auto makes them (at quality_target, or each at its own default) and the smallest that meets its target is kept; the result's format and filename say which.
              * @example webp
              * @enum {string}
              */
@@ -512,7 +512,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best gives each candidate its own).
              * @example
              */
             quality_target?: number | "";
@@ -550,7 +550,7 @@ export interface components {
              */
             height: number;
             /**
-             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made as quality=auto makes them (at quality_target, or each at its own default) and the smallest that meets its target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
@@ -562,7 +562,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best gives each candidate its own).
              * @example
              */
             quality_target?: number | "";
@@ -613,7 +613,7 @@ export interface components {
              */
             background?: string;
             /**
-             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made as quality=auto makes them (at quality_target, or each at its own default) and the smallest that meets its target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
@@ -625,7 +625,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best gives each candidate its own).
              * @example
              */
             quality_target?: number | "";
@@ -637,7 +637,7 @@ export interface components {
              */
             file: Blob;
             /**
-             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made as quality=auto makes them (at quality_target, or each at its own default) and the smallest that meets its target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
@@ -649,7 +649,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best gives each candidate its own).
              * @example
              */
             quality_target?: number | "";
@@ -672,7 +672,7 @@ export interface components {
              */
             steps: string;
             /**
-             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made at quality=auto and the smallest that meets the target is kept; the result's format and filename say which.
+             * @description Output format; left out or empty (the default), the input's format. best: WebP, AVIF and JPEG (JPEG only for opaque pictures) are each made as quality=auto makes them (at quality_target, or each at its own default) and the smallest that meets its target is kept; the result's format and filename say which.
              * @default
              * @enum {string}
              */
@@ -684,7 +684,7 @@ export interface components {
              */
             quality?: number | "auto";
             /**
-             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best 68).
+             * @description With quality=auto (or format=best) only: the SSIMULACRA 2 score the result must reach, 30 (low quality, obvious artefacts) to 90 (visually lossless); 70 is a typical web image. Empty or left out: the score q=80 gives a hard photo in the output format (JPEG 68, WebP 64.6, AVIF 76.5; format=best gives each candidate its own).
              * @example
              */
             quality_target?: number | "";

@@ -49,11 +49,12 @@ export const AUTO_QUALITY: Record<AutoFormat, AutoQualitySettings> = {
 };
 
 /**
- * format=best's one target for all three formats (files of different formats are compared at one
- * score; each format's own default is what q80 gives a hard photo in that format, and q80 means
- * something else in each): JPEG's, what q80 JPEG, the web's most familiar setting, gives a hard photo.
+ * A candidate's target in format=best, as in quality=auto for its format: `quality_target`, else the
+ * format's default. format=best is then the smallest of what quality=auto gives in each format.
  */
-export const BEST_TARGET = AUTO_QUALITY.jpeg.target;
+export function autoTargetOf(format: AutoFormat, qualityTarget: number | undefined): number {
+  return qualityTarget ?? AUTO_QUALITY[format].target;
+}
 
 /**
  * The highest quality auto chooses, and the one its memory plan counts results at: q100's white
