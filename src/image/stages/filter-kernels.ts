@@ -167,8 +167,8 @@ export class BlurKernels {
     k.blur_push(at.gauss.state, at.input);
   }
 
-  /** The next output row, as row `bandRow` of the band. */
-  emit(bandRow: number): void {
+  /** The next output row, as row `bandRow` of the band (rows come out in order: RowWindow's `_y` is not needed). */
+  emit(_y: number, bandRow: number): void {
     const { at, k } = this;
     k.blur_emit(at.gauss.state, at.gauss.out, at.band + bandRow * this.width * 4);
   }

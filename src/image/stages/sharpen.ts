@@ -2,6 +2,7 @@ import { clippedSrgbEncoder, srgbDecode, srgbEncode, srgbEncodeTable } from './c
 import { SHARPEN_MIN_AMPLITUDE, sharpenKernelBytes, SharpenKernels, type SharpenTables } from './filter-kernels';
 import { toByte } from './pixels';
 import type { RowSource } from './rows';
+import { windowedRows } from './windowed';
 import type { Dimensions } from '../types';
 
 /*
@@ -75,40 +76,7 @@ export function sharpenRows(source: RowSource, sigma: number): RowSource {
   const { width, height } = source;
   const encode = clippedSrgbEncoder();
   const kernels = new SharpenKernels(width, height, sigma, BAND_ROWS, sharpenTables(), labsLightness, (pixel, change) => withLightness(pixel, change / LABS_SCALE, encode));
-  const held = sharpenBytes({ width, height }, sigma);
-  let band: { data: Uint8Array; row: number; rows: number } | null = null;
-  let y = 0;
-  const pushRow = async () => {
-    if (!band || band.row >= band.rows) {
-      const next = await source.read();
-      if (!next) throw new Error(`sharpen: the source ended before its ${height} rows`);
-      band = { data: next.data, row: 0, rows: next.rows };
-    }
-    kernels.push(band.data.subarray(band.row * width * 4, ++band.row * width * 4));
-  };
-  return {
-    width,
-    height,
-    model: source.model,
-    alpha: source.alpha,
-    grey: source.grey,
-    async read() {
-      if (y >= height) {
-        source.close();
-        return null;
-      }
-      const rows = Math.min(BAND_ROWS, height - y);
-      for (let row = 0; row < rows; row++) {
-        while (kernels.wantsInput()) await pushRow();
-        kernels.emit(y + row, row);
-      }
-      const result = { y, rows, data: kernels.band(rows) };
-      y += rows;
-      return result;
-    },
-    heldBytes: () => source.heldBytes() + held,
-    close: () => source.close(),
-  };
+  return windowedRows(source, 'sharpen', kernels, BAND_ROWS, sharpenBytes({ width, height }, sigma));
 }
 
 /** Linear light of each 8-bit sRGB value. */
