@@ -123,6 +123,16 @@ describe('MemoryAdmission', () => {
     running();
   });
 
+  it('lets in an upload that can start now even past its deadline (a large body read alone), and refuses at once one that would wait', async () => {
+    const admission = new MemoryAdmission(() => 100 * MB, { maxWaitMs: 3000 });
+    const past = Date.now() - 100;
+    const alone = await admission.reserve(40 * MB, { deadline: past, runBytes: 80 * MB });
+    const refused = await admission.reserve(70 * MB, { deadline: past }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'SERVER_BUSY' });
+    expect(admission.heldBytes).toBe(40 * MB);
+    alone.release();
+  });
+
   it('takes an aborted request out of the queue and lets the next one start', async () => {
     const admission = new MemoryAdmission(() => 100 * MB, WAIT_AS_LONG_AS_IT_TAKES);
     const running = await admission.admit(90 * MB);

@@ -173,11 +173,14 @@ export class MemoryAdmission {
     return expectedStartMs(Math.max(0, bytes - own), this.budgetBytes(), running, ahead);
   }
 
-  /** Refuses a request expected to wait longer than `limitMs`; returns its work-time before it starts. */
+  /**
+   * Refuses a request expected to wait longer than `limitMs` (one that would not wait at all is let
+   * through, whatever its deadline); returns its work-time before it starts.
+   */
   private refuseIfLong(bytes: number, own: number, ahead: Waiting[], limitMs: number): number {
     const workTimeMs = this.workTimeBefore(bytes, own, ahead);
     const waitMs = workTimeMs * this.wallPerWork();
-    if (waitMs > limitMs) throw serverBusy(waitMs);
+    if (waitMs > Math.max(0, limitMs)) throw serverBusy(waitMs);
     return workTimeMs;
   }
 
@@ -336,9 +339,11 @@ interface Waiting {
 
 /**
  * The longest a request waits for memory, from when the isolate first saw it: one expected to wait
- * longer is told so at once, and one still waiting then is told so then.
+ * longer is told so at once, and one still waiting then is told so then. Its 503 is to reach the
+ * client within 2 s of being sent: under load a request reaches the isolate, and its answer the
+ * client, a few hundred ms late (at 1.8 s, 503s arrived 1.9-2.1 s after they were sent).
  */
-export const MAX_WAIT_MS = 1_800;
+export const MAX_WAIT_MS = 1_400;
 
 /** A run expected to work less than this goes past waiting ones whenever it fits (see the class). */
 const SHORT_RUN_MS = 100;

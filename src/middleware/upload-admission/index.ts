@@ -19,6 +19,17 @@ import { FORM_OVERHEAD_BYTES } from '../upload-limit';
  * WebP plans 63 MB), a JPEG's 10-17 times (its body, a small one, is read quickly anyway).
  */
 const RUN_BYTES_PER_BODY_BYTE = 4;
+/**
+ * What reading a body takes on a busy isolate, per MB: an upload let in later than this before its
+ * deadline would be read, planned and refused after it (a 16.8 MB PNG read beside long runs under
+ * the bench's load took most of a second; idle, 28 MB take 80-120 ms through wrangler dev).
+ */
+const READ_MS_PER_MB = 40;
+
+/** When an upload must have been let in for its run to be judged by the request's deadline. */
+export function uploadDeadline(arrivedAt: number, bodyBytes: number): number {
+  return arrivedAt + MAX_WAIT_MS - (bodyBytes / MEGABYTE) * READ_MS_PER_MB;
+}
 
 export const uploadAdmission = createMiddleware<AppEnv>(async (c, next) => {
   if (c.get('uploadHold')) return next();
@@ -29,7 +40,7 @@ export const uploadAdmission = createMiddleware<AppEnv>(async (c, next) => {
   const budget = c.get('settings').pixelLimits[plan].memoryBudgetBytes;
   const waiting = cpuShare.waitForMemory();
   const hold = await admissionFor(() => budget)
-    .reserve(2 * bodyBytes, { signal: c.get('clientSignal'), deadline: c.get('arrivedAt') + MAX_WAIT_MS, runBytes: RUN_BYTES_PER_BODY_BYTE * bodyBytes })
+    .reserve(2 * bodyBytes, { signal: c.get('clientSignal'), deadline: uploadDeadline(c.get('arrivedAt'), bodyBytes), runBytes: RUN_BYTES_PER_BODY_BYTE * bodyBytes })
     .finally(waiting);
   c.set('uploadHold', hold);
   try {
