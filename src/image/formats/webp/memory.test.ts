@@ -2,7 +2,7 @@ import webpEncoderFactory from '@jsquash/webp/codec/enc/webp_enc_simd.js';
 import webpEncoderWasm from '@jsquash/webp/codec/enc/webp_enc_simd.wasm';
 import { defaultOptions } from '@jsquash/webp/meta.js';
 import { describe, expect, it } from 'vitest';
-import { corpus, sameBytes } from '../../../../test/support/image-testing';
+import { corpus, decodeRgba, sameBytes } from '../../../../test/support/image-testing';
 import { bandsOf, cropImage, readBands } from '../../../../test/support/row-sources';
 import { readWebpDimensions, readWebpHeader } from './header';
 import { webpChunks } from './riff';
@@ -13,6 +13,7 @@ import { openWebpDecode } from './decode';
 import { encodeWebp, type WebpEncodeStats } from './encode';
 import { webpDecoderWasmBytes, webpEncoderWasmBytes } from './memory';
 import { liveCodecMemoryBytes } from '../../codecs/wasm-memory';
+import { sharpenRows } from '../../stages/sharpen';
 
 /*
  * The memory the libwebp instances grow to stays under the bounds libwebp-memory.ts gives the
@@ -130,6 +131,17 @@ describe('libwebp memory', () => {
     const pixels = 12e6;
     expect(stats.wasmBytes).toBeLessThanOrEqual(webpEncoderWasmBytes(3000, 4000, false, 80));
     expect(stats.wasmBytes).toBeLessThan(1.5 * pixels + 4 * pixels); // the picture beside an RGBA frame
+  });
+
+  it('encodes a picture with more detail than a photo (the 1 MP photo sharpened) once, with the token buffer, under the bound', async () => {
+    const image = (await decodeRgba('jpeg', await corpus('photos/photo-1mp.jpg'))) as RgbaImage;
+    expect([image.width, image.height]).toEqual([1200, 800]);
+    const stats = {} as WebpEncodeStats;
+    const output = await encodeWebp(sharpenRows(bandsOf(image, [16], false), 1), { quality: 80, orientation: 1 }, stats);
+    // More VP8 data a pixel than the photo estimate the plan starts from (0.34 at q80).
+    expect(output.byteLength / (1200 * 800)).toBeGreaterThan(0.34);
+    expect(stats).toMatchObject({ settings: { lowMemory: false }, fallbacks: 0 });
+    expect(stats.wasmBytes).toBeLessThanOrEqual(webpEncoderWasmBytes(1200, 800, false, 80));
   });
 
   it('encodes again with low_memory when the token buffer would go over the limit', async () => {

@@ -105,6 +105,8 @@ export interface WebpEncoderSettings {
 const TOKEN_BUFFER_MAX_PIXELS = 4096 * 3072;
 /** The token buffer may hold up to this much; a picture needing more is encoded again with low_memory. */
 const TOKEN_BUFFER_MAX = 30 * MiB;
+/** What the token buffer and the encoder's work beside it take per byte of VP8 data they make (20-22 measured). */
+const TOKEN_BYTES_PER_VP8_BYTE = 22;
 /**
  * libwebp compresses an alpha plane with its lossless encoder, which takes 24-27 bytes a pixel of
  * the plane (measured on masks at 1 and 4 MP; ARGB copies, hash chain, backward references);
@@ -197,17 +199,18 @@ export function webpEncoderImportWasmBytes(width: number, height: number, alpha:
  * - the import of one band (its rectangle buffer is freed before the encode), and
  * - the work: the encoder state with the bit writers holding at most `vp8Bytes` of VP8 data
  *   (webpVp8BytesMax unless the plan gave the result less); the token buffer where it is tried
- *   (about 22 times a detailed photo's VP8 data, at most 30 MiB); the lossless alpha encoder where
- *   it is used; an alpha plane stored as it is (a copy and the chunk).
+ *   (about 22 times the VP8 data it codes, measured at q50-95 on photos, sharpened and blurred
+ *   ones too: room for as much as the bit writers may make, at most 30 MiB, so that a picture more
+ *   detailed than a photo is not encoded twice); the lossless alpha encoder where it is used; an
+ *   alpha plane stored as it is (a copy and the chunk).
  */
 export function webpEncoderLimitBytes(width: number, height: number, alpha: boolean, quality: number, lowMemory = false, vp8Bytes?: number): number {
   const pixels = width * height;
   const settings = webpEncoderSettings(width, height, alpha, lowMemory);
   const picture = pictureBytes(width, height, alpha);
-  const output = photoOutputBytesPerPixel(quality) * pixels;
   const data = Math.min(vp8Bytes ?? Infinity, webpVp8BytesMax(width, height, quality));
   const lowMemoryWork = encoderStateBytes(width, height) + partitionBytes(width, height, data);
-  const tokenWork = settings.lowMemory ? 0 : Math.min(TOKEN_BUFFER_MAX, 22 * output);
+  const tokenWork = settings.lowMemory ? 0 : Math.min(TOKEN_BUFFER_MAX, TOKEN_BYTES_PER_VP8_BYTE * data);
   let work = Math.max(lowMemoryWork, tokenWork);
   if (alpha) {
     // The plane is encoded after the encoder's state is made (webp_enc.c: VP8EncStartAlpha), and
