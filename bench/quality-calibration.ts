@@ -9,8 +9,9 @@
  *
  *   npx node --experimental-transform-types --import ./bench/node-hooks.ts bench/quality-calibration.ts [--formats jpeg,webp,avif] [--sets photos,mosaic] [--target-jpeg 70] [--butteraugli <binary>]
  *
- * --butteraugli also judges every result by a butteraugli command you built yourself (google/butteraugli's
- * `butteraugli original.png distorted.png`, which prints the max-norm distance). Nothing here builds or ships it.
+ * --butteraugli also judges every result by a butteraugli command given by its path, which takes
+ * `original.png distorted.png` and prints the max-norm distance first: Debian's libjxl-devtools has
+ * one (/usr/bin/butteraugli_main), or build google/butteraugli's. Nothing here installs or ships it.
  *
  * --curves instead encodes every photo at q56-92 (SSIMULACRA 2, DSSIM and bytes at each) and prints,
  * for each metric as the chooser (every photo at the lowest quality meeting a target) and the
