@@ -12,7 +12,7 @@ import { decode, working } from './decoding';
 import { DEFAULT_QUALITY, WHITE, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions, type Transform } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
-import { encodeFacts, fitToBudget, holdsPicture, memoryPlan, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { encodeFacts, fitToBudget, holdsPicture, memoryPlan, shrinkCropOnLoad, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { collectPicture, findSmartCut, smartCutOf } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
 import { planChain, type StagePlan } from './steps/index';
@@ -417,7 +417,8 @@ interface PlanInput {
 /**
  * Every step decided from the header (steps/index.ts), checked against the request's rules, then
  * how the decoder starts: the leading crops become the stored region it decodes, or a first resize
- * takes the decoder's largest shrink-on-load that leaves at least its size.
+ * takes the decoder's largest shrink-on-load that leaves at least its size (after the leading
+ * crops too, where they lie on the scaled picture's pixels: plan.ts shrinkCropOnLoad).
  */
 function planProcessing(facts: PlanInput): ProcessingPlan {
   const { file, outputFormat, transform, limits } = facts;
@@ -432,8 +433,11 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   const stages = [...chain.stages];
   let region: Region | null = null;
   let shrink = 1;
-  if (stages[0]?.kind === 'crop') region = (stages.shift() as Extract<StagePlan, { kind: 'crop' }>).region;
-  else if (stages[0]?.kind === 'resize') shrink = shrinkOnLoad(file.format.shrinkFactors, stored, stages[0].to);
+  if (stages[0]?.kind === 'crop') {
+    region = (stages.shift() as Extract<StagePlan, { kind: 'crop' }>).region;
+    const next = stages.at(0);
+    if (next?.kind === 'resize') ({ shrink, region } = shrinkCropOnLoad(file.format.shrinkFactors, stored, region, next.to));
+  } else if (stages[0]?.kind === 'resize') shrink = shrinkOnLoad(file.format.shrinkFactors, stored, stages[0].to);
   const auto = facts.auto && isAutoFormat(outputFormat) ? autoPlanFor(output, outputFormat, facts.auto.target, facts.auto.others) : undefined;
   // An auto result is planned at the highest quality it may take, and held where it may be replaced.
   const quality = auto ? AUTO_MAX_QUALITY : typeof transform.quality === 'number' ? transform.quality : DEFAULT_QUALITY;

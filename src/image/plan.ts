@@ -33,7 +33,7 @@ export interface ProcessingPlan {
   /** How the result shows the stored pixels: the EXIF orientation turned by the rotate and flip steps. */
   orientation: number;
   decode: DecodeOptions;
-  /** Size the decoder hands out: the stored region, or the stored size divided by the shrink. */
+  /** Size the decoder hands out: the stored region (at 1/shrink), or the stored size divided by the shrink. */
   decoded: Dimensions;
   /** What the header says the pixels can hold; a decoder may find less (all opaque), never more. */
   alpha: boolean;
@@ -81,6 +81,24 @@ export function shrinkOnLoad(factors: readonly number[], from: Dimensions, to: D
   let best = 1;
   for (const factor of factors) if (factor <= shrink && factor > best) best = factor;
   return best;
+}
+
+/**
+ * Shrink-on-load for a crop that a resize follows: the largest factor shrinkOnLoad would take for
+ * the crop's size at which the crop lies on the scaled picture's pixels (each side on a multiple of
+ * the factor, or at the picture's edge), with the crop in the scaled picture's coordinates: the
+ * decoder then hands out those pixels of its scaled decode, as it does for a resize of the whole
+ * picture. 1 and the crop as it is where no factor fits.
+ */
+export function shrinkCropOnLoad(factors: readonly number[], stored: Dimensions, crop: Region, to: Dimensions): { shrink: number; region: Region } {
+  const most = shrinkOnLoad(factors, crop, to);
+  const onGrid = (start: number, length: number, side: number, factor: number) => start % factor === 0 && (length % factor === 0 || start + length === side);
+  const fitting = factors.filter((factor) => factor > 1 && factor <= most && onGrid(crop.x, crop.width, stored.width, factor) && onGrid(crop.y, crop.height, stored.height, factor));
+  const shrink = Math.max(1, ...fitting);
+  if (shrink === 1) return { shrink, region: crop };
+  const x = crop.x / shrink;
+  const y = crop.y / shrink;
+  return { shrink, region: { x, y, width: Math.ceil((crop.x + crop.width) / shrink) - x, height: Math.ceil((crop.y + crop.height) / shrink) - y } };
 }
 
 /** What the plan's steps hold, for the memory guard (memory-plan.ts). */

@@ -68,7 +68,8 @@ async function smartCut(smart: SmartPlan, resized: Dimensions, meter: MemoryMete
 async function reducedPicture(plan: ProcessingPlan, profile: ColourProfile | null, meter: MemoryMeter, size: Dimensions): Promise<RgbaImage> {
   const { file, stored } = plan;
   const { region } = plan.decode;
-  const shrink = region ? 1 : shrinkOnLoad(file.format.shrinkFactors, stored, size);
+  // The region is in the coordinates of the run's own scaled decode.
+  const shrink = region ? plan.decode.shrink : shrinkOnLoad(file.format.shrinkFactors, stored, size);
   const decoded = region ? { width: region.width, height: region.height } : shrunkSize(stored, shrink);
   let source = working(await decode(file, { shrink, region, lowMemory: plan.decode.lowMemory }, decoded), file.format.work.decode * shrink * shrink);
   source = toSrgbRows(source, profile);

@@ -52,8 +52,8 @@ export interface DecodeOptions {
    */
   shrink: number;
   /**
-   * The rows and columns to decode, in stored coordinates (before orientation); null = all. Only
-   * with shrink 1. The source then has exactly region.width x region.height.
+   * The rows and columns to decode, in stored coordinates (before orientation) of the picture at
+   * 1/shrink; null = all. The source then has exactly region.width x region.height.
    */
   region: Region | null;
   /**

@@ -34,7 +34,6 @@ function checkWindow(frame: JpegFrame, { shrink, region }: DecodeOptions): Regio
   const width = scaledSize(frame.width, shrink);
   const height = scaledSize(frame.height, shrink);
   if (!region) return { x: 0, y: 0, width, height };
-  if (shrink !== 1) throw new Error('jpeg: a region is decoded at shrink 1 only');
   const { x, y } = region;
   if (!(x >= 0 && y >= 0 && region.width >= 1 && region.height >= 1 && x + region.width <= width && y + region.height <= height)) {
     throw new Error(`jpeg: region ${JSON.stringify(region)} is outside the ${width}x${height} image`);
