@@ -14,8 +14,13 @@ export class MemoryMeter {
   peakBytes = 0;
   private readonly ledger = new WasmLedger();
 
-  /** `heldThroughout`: bytes the run holds from start to end (its input). */
-  constructor(private readonly heldThroughout: number) {}
+  /** `heldThroughout`: bytes the run holds from start to end (its input, unless released). */
+  constructor(private heldThroughout: number) {}
+
+  /** The input is gone (ImageFile.release): it is no longer counted. */
+  releaseInput(): void {
+    this.heldThroughout = 0;
+  }
 
   /**
    * Runs the pipeline so that the codec instances it creates are counted here; `share` is how it

@@ -63,6 +63,8 @@ export interface MemoryPlan {
    * and its own phases, the trials on the sample and the check of a result, each beside the input.
    */
   auto?: { beside: number; trials: number; check: number };
+  /** The input is let go once every row is decoded (plan.ts releasesInput): the encoder's finishing work is counted without it. */
+  releasesInput?: boolean;
 }
 
 export type Phase = 'decode' | 'stream' | 'encode' | 'trials' | 'check';
@@ -76,7 +78,7 @@ export function phasePeaks(plan: MemoryPlan): Record<Phase, number> {
     decode: held + decoder.open,
     // The encoder starts as soon as rows arrive, unless a frame has to be complete first.
     stream: held + decoder.streaming + stages + frame + (splitsRun ? 0 : encoder.streaming),
-    encode: held + frame + (plan.afterFrame ?? 0) + Math.max(encoder.streaming, encoder.finishing ?? 0),
+    encode: Math.max(held + frame + (plan.afterFrame ?? 0) + encoder.streaming, (plan.releasesInput ? held - inputBytes : held) + frame + (plan.afterFrame ?? 0) + (encoder.finishing ?? 0)),
     trials: auto ? held + auto.trials : 0,
     check: auto ? held + auto.check : 0,
   };

@@ -12,7 +12,7 @@ import { decode, working } from './decoding';
 import { DEFAULT_QUALITY, WHITE, type PixelLimits, type ProcessedImage, type ProcessedResult, type Region, type RunOptions, type Transform } from './operations';
 import { memoryTarget } from './result-buffer';
 import type { ResultSink, ResultTarget } from './result-sink';
-import { encodeFacts, fitToBudget, holdsPicture, memoryPlan, shrinkCropOnLoad, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
+import { encodeFacts, fitToBudget, holdsPicture, memoryPlan, releasesInput, shrinkCropOnLoad, shrinkOnLoad, shrunkSize, type ProcessingPlan } from './plan';
 import { collectPicture, findSmartCut, smartCutOf } from './smart-crop-pass';
 import { StageProfile } from './stage-profile';
 import { planChain, type StagePlan } from './steps/index';
@@ -24,7 +24,7 @@ import { grayscaleRows } from './stages/grayscale';
 import { displayedSize, orientRows, storedRegion } from './stages/orient';
 import { padRows } from './stages/pad';
 import { resizeRows } from './stages/resize';
-import { PackedAllowanceExceeded, pictureRows, withFirstBand, type RowSource } from './stages/rows';
+import { closedAtEnd, PackedAllowanceExceeded, pictureRows, withFirstBand, type RowSource } from './stages/rows';
 import { sharpenRows } from './stages/sharpen';
 import type { Dimensions, ImageFormat } from './types';
 
@@ -40,18 +40,28 @@ import type { Dimensions, ImageFormat } from './types';
  * decode does, otherwise a reduced decode of the same bytes first (smart-crop-pass.ts), gone
  * before the second. Everything that can be refused from the header is refused before any decode.
  */
-export async function processImage(input: Uint8Array, transform: Transform, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
+export function processImage(input: Uint8Array, transform: Transform, limits: PixelLimits, options: RunOptions = {}): Promise<ProcessedImage> {
   const target = memoryTarget();
-  const result = await processImageInto(input, transform, limits, target, options);
-  return { ...result, bytes: target.buffer()!.bytes() };
+  return processImageInto(input, transform, limits, target, options).then((result) => ({ ...result, bytes: target.buffer()!.bytes() }));
 }
 
 /**
  * processImage with the file written into a sink `target` opens once the output format is known
- * (storage streams it on in parts); a run that fails leaves the sink to its opener to abort.
+ * (storage streams it on in parts); a run that fails leaves the sink to its opener to abort. The
+ * run is the only holder of `input` it keeps (ImageFile.release): it is not async itself, so no
+ * suspended frame of it holds the bytes.
  */
-export async function processImageInto(input: Uint8Array, transform: Transform, limits: PixelLimits, target: ResultTarget, options: RunOptions = {}): Promise<ProcessedResult> {
-  const file = readImage(input);
+export function processImageInto(input: Uint8Array, transform: Transform, limits: PixelLimits, target: ResultTarget, options: RunOptions = {}): Promise<ProcessedResult> {
+  let file: ImageFile;
+  try {
+    file = readImage(input);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return processFile(file, transform, limits, target, options);
+}
+
+async function processFile(file: ImageFile, transform: Transform, limits: PixelLimits, target: ResultTarget, options: RunOptions): Promise<ProcessedResult> {
   const { header } = file;
   assertWithinPixelLimit(header, limits.maxInputPixels, 'input');
   file.verify();
@@ -59,7 +69,7 @@ export async function processImageInto(input: Uint8Array, transform: Transform, 
 
   if (stripsLosslessly(transform) && outputFormat === header.format && file.strip) {
     const bytes = file.strip();
-    const held = input.byteLength + bytes.byteLength;
+    const held = file.byteLength + bytes.byteLength;
     const release = options.admit ? await options.admit(held, 0) : () => {};
     try {
       const sink = target.open(header.format, bytes.byteLength);
@@ -81,10 +91,17 @@ export async function processImageInto(input: Uint8Array, transform: Transform, 
   const release = options.admit ? await options.admit(plannedPeakBytes, estimatedWorkMs(plan)) : () => {};
   try {
     const profile = await readColourProfile(header.colour);
-    const meter = new MemoryMeter(input.byteLength);
+    const meter = new MemoryMeter(file.byteLength);
     const stages = options.profile ? new StageProfile() : null;
     const sink = target.open(outputFormat, FORMATS[outputFormat].resultBound(encodeFacts(plan)), options.share?.turn);
-    await meter.run(() => encodePass(plan, sink, { profile, meter, stages, beside: () => 0 }), options.share, stages);
+    // As the memory plan counts it: the file goes once its last row is decoded, where nothing reads it again.
+    const endOfInput = releasesInput(plan)
+      ? () => {
+          file.release();
+          meter.releaseInput();
+        }
+      : undefined;
+    await meter.run(() => encodePass(plan, sink, { profile, meter, stages, beside: () => 0, endOfInput }), options.share, stages);
     meter.sample(sink.peakHeldBytes);
     const quality = isAutoFormat(outputFormat) ? plan.quality : undefined;
     return { size: sink.length, format: outputFormat, ...plan.output, quality, peakBytes: meter.peakBytes, plannedPeakBytes, stagesMs: stages?.result() };
@@ -100,6 +117,8 @@ interface PassContext {
   stages: StageProfile | null;
   /** Bytes the run holds apart from the pass (quality=auto's sample and results), sampled with it. */
   beside: () => number;
+  /** Called once every row is decoded, where the run lets go of its input then (plan.ts releasesInput). */
+  endOfInput?: () => void;
 }
 
 /**
@@ -110,13 +129,17 @@ interface PassContext {
 async function encodePass(plan: ProcessingPlan, sink: ResultSink, pass: PassContext): Promise<void> {
   const { meter, stages, beside } = pass;
   const attempt = async (plan: ProcessingPlan) => {
-    const source = await decodeAndTransform(plan, pass.profile, meter, stages);
+    // Only the source given to the encoder refers to the chain of stages, which closedAtEnd drops.
+    let source: RowSource | null = await decodeAndTransform(plan, pass.profile, meter, stages);
     const encoding = async () => {
       // The encoder opens once the first band is ready: where a whole frame splits the run (an
       // orientation the encoder cannot place), the decoder is gone by then, as the memory plan counts.
-      const ready = await withFirstBand(source);
+      let ready: RowSource | null = await withFirstBand(source!);
+      source = null;
       meter.sample(ready.heldBytes() + beside());
-      return encode(plan, meter.metered(working(ready, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes + beside()), sink);
+      const rows = pass.endOfInput ? closedAtEnd(ready, pass.endOfInput) : ready;
+      ready = null;
+      return encode(plan, meter.metered(working(rows, FORMATS[plan.outputFormat].work.encode), () => sink.heldBytes + beside()), sink);
     };
     return stages ? stages.encode(encoding) : encoding();
   };
@@ -151,7 +174,7 @@ async function processAuto(file: ImageFile, transform: Transform, limits: PixelL
   const release = options.admit ? await options.admit(plannedPeakBytes, autoWorkMs(plans)) : () => {};
   try {
     const profile = await readColourProfile(file.header.colour);
-    const meter = new MemoryMeter(file.bytes.byteLength);
+    const meter = new MemoryMeter(file.byteLength);
     const stages = options.profile ? new StageProfile() : null;
     const kit: AutoKit = {
       input: async (plan, beside) => meter.metered(await decodeAndTransform(plan, profile, meter, null), beside),
@@ -443,7 +466,7 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   const quality = auto ? AUTO_MAX_QUALITY : typeof transform.quality === 'number' ? transform.quality : DEFAULT_QUALITY;
   const plan: ProcessingPlan = {
     file,
-    inputBytes: file.bytes.byteLength,
+    inputBytes: file.byteLength,
     stored,
     orientation: chain.frame.orientation,
     decode: { shrink, region },

@@ -10,6 +10,7 @@ import { orientedFrameChannels } from './stages/oriented-frame';
 import { resizeScratchBytes, resizeScratchBytesEither } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
 import { sharpenBytes } from './stages/sharpen';
+import { profileStaysInFile } from './stages/colour';
 import type { Dimensions, ImageFormat } from './types';
 import { autoMemory, autoPlanFor, type AutoPlan } from './quality/auto-plan';
 import { isAutoFormat } from './quality/calibration';
@@ -101,6 +102,19 @@ export function shrinkCropOnLoad(factors: readonly number[], stored: Dimensions,
   return { shrink, region: { x, y, width: Math.ceil((crop.x + crop.width) / shrink) - x, height: Math.ceil((crop.y + crop.height) / shrink) - y } };
 }
 
+/**
+ * Whether the run lets go of its input once every row is decoded (pipeline.ts), so that an encoder
+ * that then works on the picture it collected (libwebp) does not hold the upload beside its work:
+ * a run that decodes once (no quality=auto, whose correction encodes again, and no packed encoder
+ * buffer, whose overflow does), whose colour profile is a copy (colour/index.ts copies those up to
+ * 1 MiB; a larger one stays a view of the file).
+ */
+export function releasesInput(plan: ProcessingPlan): boolean {
+  if (plan.auto || plan.packedEncodeBytes !== undefined) return false;
+  if (FORMATS[plan.outputFormat].encodeCost(encodeFacts(plan)).finishing === undefined) return false;
+  return !profileStaysInFile(plan.file.header.colour);
+}
+
 /** What the plan's steps hold, for the memory guard (memory-plan.ts). */
 export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
   const { decoded, output, grey } = plan;
@@ -159,7 +173,7 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     // A strip's stored region is decoded as a crop is (its band is at most the stored width).
     if (strips) stages += band(plan.stored.width);
   }
-  const run: MemoryPlan = { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder };
+  const run: MemoryPlan = { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder, releasesInput: releasesInput(plan) };
   if (!plan.auto || !isAutoFormat(plan.outputFormat)) return run;
   // Reading the encoder's input once more (a whole-picture score) holds the decoder and stages
   // again, and turns rows an encoder would have placed (a frame for orientations 3-8).

@@ -94,19 +94,36 @@ function processingRoute<Form extends z.ZodType>(door: keyof typeof DOORS, opera
   });
 }
 
+/** The upload's name and size, and its bytes, which `take` hands over once: the run is then their only holder. */
+interface Upload {
+  name: string;
+  byteLength: number;
+  take(): Uint8Array;
+}
+
 /**
- * The upload's bytes and name, with every reference to the parsed form dropped (the validated
- * fields and Hono's body cache): the form's copy of the file becomes garbage, which a deployed
- * isolate's memory limit does not count once collected, so the pipeline's copy is the only one a
- * run holds (a 41 MB PNG is not held twice beside its decode).
+ * The upload, with every reference to the parsed form dropped (the validated fields and Hono's
+ * body cache): the form's copy of the file becomes garbage, which a deployed isolate's memory limit
+ * does not count once collected, so the pipeline's copy is the only one a run holds (a 41 MB PNG
+ * is not held twice beside its decode), and the run can let go of that one once it is decoded.
  */
-async function takeUpload(c: Context<AppEnv>): Promise<{ bytes: Uint8Array; name: string }> {
+async function takeUpload(c: Context<AppEnv>): Promise<Upload> {
   const form = c.req.valid('form' as never) as { file?: File };
   const file = form.file!;
-  const upload = { bytes: new Uint8Array(await file.arrayBuffer()), name: file.name };
+  let bytes: Uint8Array | null = new Uint8Array(await file.arrayBuffer());
   delete form.file;
   c.req.bodyCache = {};
-  return upload;
+  const byteLength = bytes.byteLength;
+  return {
+    name: file.name,
+    byteLength,
+    take() {
+      if (!bytes) throw new Error('the upload was handed over already');
+      const taken = bytes;
+      bytes = null;
+      return taken;
+    },
+  };
 }
 
 /** Validate -> process -> store -> answer; everything else lives in middleware and src/image. */
@@ -123,7 +140,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   const hold = c.get('uploadHold')!;
   startTime(c, 'upload');
   const upload = await takeUpload(c).finally(() => endTime(c, 'upload'));
-  hold.shrinkTo(upload.bytes.byteLength);
+  hold.shrinkTo(upload.byteLength);
   const now = c.get('clock')();
   let ranUntil = 0;
   let estimatedWorkMs = 0;
@@ -135,7 +152,7 @@ async function respondWithResult(c: Context<AppEnv>, operation: Operation) {
   let releaseStored = () => {};
   const run = (target: ResultTarget) => {
     const share = cpuShare.run();
-    return processImageInto(upload.bytes, operation, pixelLimits, target, {
+    return processImageInto(upload.take(), operation, pixelLimits, target, {
       admit: async (peakBytes, estimatedMs) => {
         estimatedWorkMs = estimatedMs;
         const admitted = cpuShare.waitForMemory();

@@ -145,10 +145,10 @@ async function webpRefusal(input: Uint8Array, limits: typeof DEFAULTS): Promise<
 
 describe('refusals from the header', () => {
   it('names the largest size that fits when even the low-memory modes cannot fit the budget', async () => {
-    const small = { ...DEFAULTS, memoryBudgetBytes: 24 * MiB };
+    const small = { ...DEFAULTS, memoryBudgetBytes: 20 * MiB };
     const input = await corpus('photos/photo-12mp.jpg');
     const { message, width } = await webpRefusal(input, small);
-    expect(message).toMatch(/^A 4000x3000 WebP result \(12\.0 megapixels\) needs about \d+ MB of memory, more than a Worker has for one image \(24 MB\); WebP results can be at most \d+(\.\d)? megapixels from this image\./);
+    expect(message).toMatch(/^A 4000x3000 WebP result \(12\.0 megapixels\) needs about \d+ MB of memory, more than a Worker has for one image \(20 MB\); WebP results can be at most \d+(\.\d)? megapixels from this image\./);
     // The size it names does fit.
     const result = await processImage(input, op({ steps: [{ op: 'resize', width }], format: 'webp' }), small);
     expect(result.plannedPeakBytes).toBeLessThanOrEqual(small.memoryBudgetBytes);

@@ -6,19 +6,20 @@ import { largeInput } from '../support/image-testing';
 
 /*
  * Every step streams: a 24 MP photo cropped to 16:9, resized to 1600 px, turned a quarter and
- * sharpened into WebP is planned at no more than the plain resize of the photo to 1600 px WebP, and
- * without the sharpen holds no more either (the turn is the WebP encoder placing rows, the crop the
- * decoder's region). Sharpening adds its window of rows (about 0.2 MB here) and detail, and
- * libwebp's own buffers grow with the detail of the picture they code (its tokens): the sharpened
- * chain holds up to about 1 MiB more than the plain resize (measured: 13.8 against 13.4 MiB; the
- * photo resized and sharpened without the crop holds 14.9).
+ * sharpened into WebP is planned at no more than the plain resize of the photo to 1600 px WebP,
+ * and holds no more either. The crop lies on the JPEG's 1/2 grid, so it is decoded at 1/2 as the
+ * plain resize is (plan.ts shrinkCropOnLoad); the turn is the WebP encoder placing rows; the
+ * sharpen holds its window of rows (about 0.3 MB here). libwebp's token buffer grows with the detail
+ * it codes (the sharpened picture's is 0.5 MB larger), but the upload is let go before libwebp
+ * does that work (ImageFile.release), so the run's fullest moment is while rows stream, where the
+ * chain holds less (measured: 10.27 against 10.52 MiB; cropped and turned, 9.95).
  */
 
 const MiB = 2 ** 20;
 const DEFAULTS = readSettings({}).pixelLimits.pro;
 
 describe('a chain of steps on a 24 MP photo', () => {
-  it('crop -> resize -> rotate 90 -> sharpen -> WebP holds no more than the plain resize, but for the detail libwebp codes', async () => {
+  it('crop -> resize -> rotate 90 -> sharpen -> WebP holds no more than the plain resize', async () => {
     const input = await largeInput('jpeg-24mp.jpg');
     const resize: Step = { op: 'resize', width: 1600 };
     const geometry: Step[] = [{ op: 'crop', x: 600, y: 650, width: 4800, height: 2700 }, resize, { op: 'rotate', angle: 90 }];
@@ -32,6 +33,6 @@ describe('a chain of steps on a 24 MP photo', () => {
     for (const result of [plain, turned, chain]) expect(result.peakBytes).toBeLessThanOrEqual(result.plannedPeakBytes);
     expect(chain.plannedPeakBytes).toBeLessThanOrEqual(plain.plannedPeakBytes);
     expect(turned.peakBytes).toBeLessThanOrEqual(plain.peakBytes);
-    expect(chain.peakBytes).toBeLessThanOrEqual(plain.peakBytes + MiB);
+    expect(chain.peakBytes).toBeLessThanOrEqual(plain.peakBytes);
   });
 });

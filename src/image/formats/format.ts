@@ -9,7 +9,15 @@ import type { Dimensions } from '../types';
  * second parse of the bytes.
  */
 export interface ImageFile {
+  /** The file (an error once released). */
   readonly bytes: Uint8Array;
+  /** Its size, also once released. */
+  readonly byteLength: number;
+  /**
+   * Lets go of the file once nothing will read it again (its rows all decoded, in a run that does
+   * not decode twice): this object and its header keep no reference to it, so it can be collected.
+   */
+  release(): void;
   readonly header: ImageHeader;
   readonly format: FormatInfo;
   /** Integrity checks of the whole container that the header alone cannot make (PNG CRCs, JPEG EOI). */
@@ -137,21 +145,58 @@ export function defineFormat<H extends ImageHeader>(spec: FormatSpec<H>): Format
   const { readHeader, verify, strip, decode, decodeCost, lowMemoryDecodeBytes, decodesInWindow, windowAlwaysSuffices, ...info } = spec;
   const format: FormatInfo = {
     ...info,
-    read(bytes) {
-      const header = readHeader(bytes);
+    read(input) {
+      const header = readHeader(input);
+      const byteLength = input.byteLength;
+      let file: Uint8Array | null = input;
+      const bytes = () => {
+        if (!file) throw new Error(`${info.name}: the file was released`);
+        return file;
+      };
       return {
-        bytes,
+        get bytes() {
+          return bytes();
+        },
+        byteLength,
+        release() {
+          if (file) dropViewsOf(file.buffer, header);
+          file = null;
+        },
         header,
         format,
-        verify: () => verify?.(bytes, header),
-        strip: strip && (() => strip(bytes, header)),
-        decode: (options) => decode(bytes, header, options),
+        verify: () => verify?.(bytes(), header),
+        strip: strip && (() => strip(bytes(), header)),
+        decode: (options) => decode(bytes(), header, options),
         decodeCost: (facts) => decodeCost(header, facts),
-        lowMemoryDecodeBytes: lowMemoryDecodeBytes ? () => lowMemoryDecodeBytes(bytes, header) : null,
+        lowMemoryDecodeBytes: lowMemoryDecodeBytes ? () => lowMemoryDecodeBytes(bytes(), header) : null,
         decodesInWindow: decodesInWindow?.(header) ?? false,
         windowAlwaysSuffices: windowAlwaysSuffices?.(header) ?? false,
       };
     },
   };
   return format;
+}
+
+/**
+ * Replaces, anywhere in `value` (objects, arrays, maps), a view of `buffer` by an empty one: a
+ * header's metadata (EXIF, XMP, ICC slices) are views of the file, and one of them would keep the
+ * whole file alive. Only for a file whose rows are all decoded: the run reads no metadata after.
+ */
+function dropViewsOf(buffer: ArrayBufferLike, value: unknown, seen = new Set<object>()): unknown {
+  if (ArrayBuffer.isView(value)) return value.buffer === buffer ? new Uint8Array(0) : value;
+  if (typeof value !== 'object' || value === null || seen.has(value)) return value;
+  seen.add(value);
+  if (value instanceof Map) {
+    for (const [key, entry] of value) {
+      const kept = dropViewsOf(buffer, entry, seen);
+      if (kept !== entry) value.set(key, kept);
+    }
+  } else {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const kept = dropViewsOf(buffer, record[key], seen);
+      if (kept !== record[key]) record[key] = kept;
+    }
+  }
+  return value;
 }

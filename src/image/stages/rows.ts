@@ -155,6 +155,37 @@ export async function withFirstBand(source: RowSource): Promise<RowSource> {
   };
 }
 
+/**
+ * `source` closed as soon as it has handed out its last row, and no longer referenced, so that
+ * everything behind it (the decoder, the stages, the file they read) can be collected while the
+ * reader still works on what it got; `onEnd` is called then.
+ */
+export function closedAtEnd(source: RowSource, onEnd: () => void): RowSource {
+  let upstream: RowSource | null = source;
+  const end = () => {
+    upstream?.close();
+    upstream = null;
+  };
+  return {
+    width: source.width,
+    height: source.height,
+    model: source.model,
+    alpha: source.alpha,
+    grey: source.grey,
+    read: async () => {
+      if (!upstream) return null;
+      const band = await upstream.read();
+      if (!band) {
+        end();
+        onEnd();
+      }
+      return band;
+    },
+    heldBytes: () => upstream?.heldBytes() ?? 0,
+    close: end,
+  };
+}
+
 export function forward(source: RowSource): RowSource {
   return {
     width: source.width,

@@ -18,6 +18,18 @@ import { inflateProfile } from './inflate-profile';
 /** The colour the pixels are in: an ICC profile, or H.273 code points (AVIF `nclx`, PNG `cICP`). */
 export type ColourProfile = { kind: 'icc'; bytes: Uint8Array } | { kind: 'cicp'; primaries: number; transfer: number };
 
+/** Profiles up to this size are copied out of the file: every usual one (sRGB 3 KB, camera and printer profiles up to a few hundred KB). */
+const ICC_COPY_MAX = 1 << 20;
+
+function copiedProfile(bytes: Uint8Array): Uint8Array {
+  return bytes.byteLength <= ICC_COPY_MAX ? bytes.slice() : bytes;
+}
+
+/** Whether the profile readColourProfile may take stays a view of the file (an ICC profile too large to copy). */
+export function profileStaysInFile(descriptions: readonly ColourDescription[]): boolean {
+  return descriptions.some((description) => description.kind === 'icc' && description.bytes.byteLength > ICC_COPY_MAX);
+}
+
 /**
  * The one colour description that rules, from the header's in their order: an ICC profile that can
  * be read (PNG's inflated, within MAX_INFLATED_PROFILE), or code points. Code points this stage
@@ -33,7 +45,8 @@ export async function readColourProfile(descriptions: readonly ColourDescription
       unusable ??= cicp;
       continue;
     }
-    const bytes = description.kind === 'icc' ? description.bytes : inflateProfile(description.bytes);
+    // A profile read from the file is copied (up to ICC_COPY_MAX), so the run keeps no view of the file.
+    const bytes = description.kind === 'icc' ? copiedProfile(description.bytes) : inflateProfile(description.bytes);
     if (bytes) return { kind: 'icc', bytes };
   }
   return unusable;
