@@ -23,7 +23,7 @@ import { flattenRows } from './stages/flatten';
 import { grayscaleRows } from './stages/grayscale';
 import { displayedSize, orientRows, storedRegion } from './stages/orient';
 import { padRows } from './stages/pad';
-import { resizeRows } from './stages/resize';
+import { resizeRows, type SourceWindow } from './stages/resize';
 import { closedAtEnd, PackedAllowanceExceeded, pictureRows, withFirstBand, type RowSource } from './stages/rows';
 import { sharpenRows } from './stages/sharpen';
 import type { Dimensions, ImageFormat } from './types';
@@ -312,7 +312,7 @@ async function decodeAndTransform(plan: ProcessingPlan, profile: ColourProfile |
       source = stagedRows(source, next, stage);
       continue;
     }
-    const resized = resizedRows(source, next.to, null, stage);
+    const resized = resizedRows(source, next.to, null, stage, next.shown);
     const { model, alpha, grey } = resized;
     const picture = await collectPicture(resized, meter);
     const cut = await step('smart-crop', () => smartCutOf(next.smart!, plan, picture, meter));
@@ -329,7 +329,7 @@ function stagedRows(source: RowSource, planned: StagePlan, stage: Stage): RowSou
     case 'crop':
       return stage('crop', cropRows(source, planned.region));
     case 'resize':
-      return placedRows(resizedRows(source, planned.to, planned.cut, stage), planned, stage);
+      return placedRows(resizedRows(source, planned.to, planned.cut, stage, planned.shown), planned, stage);
     case 'blur':
       return stage('blur', working(blurRows(source, planned.sigma), STAGE_NS.blur));
     case 'sharpen':
@@ -393,10 +393,13 @@ async function decodedRows(plan: ProcessingPlan, profile: ColourProfile | null, 
   return source;
 }
 
-/** Lanczos-3 to `to` (only the columns `cut` keeps), or the rows as they are where the size is already `to`. */
-function resizedRows(source: RowSource, to: Dimensions, cut: Region | null, stage: Stage): RowSource {
-  if (source.width === to.width && source.height === to.height) return source;
-  return stage('resize', resizeRows(working(source, STAGE_NS.resize), to.width, to.height, cut && { x: cut.x, width: cut.width }));
+/**
+ * Lanczos-3 to `to` (only the columns `cut` keeps) of the part `shown` of the rows (all of them
+ * where null), or the rows as they are where that is already `to`.
+ */
+function resizedRows(source: RowSource, to: Dimensions, cut: Region | null, stage: Stage, shown: SourceWindow | null = null): RowSource {
+  if (!shown && source.width === to.width && source.height === to.height) return source;
+  return stage('resize', resizeRows(working(source, STAGE_NS.resize), to.width, to.height, cut && { x: cut.x, width: cut.width }, shown));
 }
 
 /** cut (cover) -> pad (contain): the resized rows placed as the resize step leaves them. */
@@ -459,7 +462,11 @@ function planProcessing(facts: PlanInput): ProcessingPlan {
   if (stages[0]?.kind === 'crop') {
     region = (stages.shift() as Extract<StagePlan, { kind: 'crop' }>).region;
     const next = stages.at(0);
-    if (next?.kind === 'resize') ({ shrink, region } = shrinkCropOnLoad(file.format.shrinkFactors, stored, region, next.to));
+    if (next?.kind === 'resize') {
+      const onLoad = shrinkCropOnLoad(file.format.shrinkFactors, stored, region, next.to);
+      ({ shrink, region } = onLoad);
+      if (onLoad.shown) stages[0] = { ...next, shown: onLoad.shown };
+    }
   } else if (stages[0]?.kind === 'resize') shrink = shrinkOnLoad(file.format.shrinkFactors, stored, stages[0].to);
   const auto = facts.auto && isAutoFormat(outputFormat) ? autoPlanFor(output, outputFormat, facts.auto.target, facts.auto.others) : undefined;
   // An auto result is planned at the highest quality it may take, and held where it may be replaced.

@@ -7,7 +7,7 @@ import { blurBytes } from './stages/blur';
 import { grayscaleBytes } from './stages/grayscale';
 import { displayedSize } from './stages/orient';
 import { orientedFrameChannels } from './stages/oriented-frame';
-import { resizeScratchBytes, resizeScratchBytesEither } from './stages/resize';
+import { resizeScratchBytes, resizeScratchBytesEither, type SourceWindow } from './stages/resize';
 import { BAND_ROWS_MAX, type DecodeOptions } from './stages/rows';
 import { sharpenBytes } from './stages/sharpen';
 import { profileStaysInFile } from './stages/colour';
@@ -85,21 +85,27 @@ export function shrinkOnLoad(factors: readonly number[], from: Dimensions, to: D
 }
 
 /**
- * Shrink-on-load for a crop that a resize follows: the largest factor shrinkOnLoad would take for
- * the crop's size at which the crop lies on the scaled picture's pixels (each side on a multiple of
- * the factor, or at the picture's edge), with the crop in the scaled picture's coordinates: the
- * decoder then hands out those pixels of its scaled decode, as it does for a resize of the whole
- * picture. 1 and the crop as it is where no factor fits.
+ * Shrink-on-load for a crop that a resize follows: the factor shrinkOnLoad would take for the
+ * crop's size. The decoder hands out the pixels of its scaled decode that the crop touches
+ * (`region`, in the scaled picture's coordinates); where the crop's edges fall between them (a side
+ * not on a multiple of the factor, short of the picture's edge), `shown` is where they fall, for
+ * the resize to show exactly that part. 1, the crop as it is and nothing `shown` where no factor
+ * leaves the resize its size.
  */
-export function shrinkCropOnLoad(factors: readonly number[], stored: Dimensions, crop: Region, to: Dimensions): { shrink: number; region: Region } {
-  const most = shrinkOnLoad(factors, crop, to);
-  const onGrid = (start: number, length: number, side: number, factor: number) => start % factor === 0 && (length % factor === 0 || start + length === side);
-  const fitting = factors.filter((factor) => factor > 1 && factor <= most && onGrid(crop.x, crop.width, stored.width, factor) && onGrid(crop.y, crop.height, stored.height, factor));
-  const shrink = Math.max(1, ...fitting);
-  if (shrink === 1) return { shrink, region: crop };
-  const x = crop.x / shrink;
-  const y = crop.y / shrink;
-  return { shrink, region: { x, y, width: Math.ceil((crop.x + crop.width) / shrink) - x, height: Math.ceil((crop.y + crop.height) / shrink) - y } };
+export function shrinkCropOnLoad(factors: readonly number[], stored: Dimensions, crop: Region, to: Dimensions): { shrink: number; region: Region; shown: SourceWindow | null } {
+  const shrink = shrinkOnLoad(factors, crop, to);
+  if (shrink === 1) return { shrink, region: crop, shown: null };
+  const scaled = shrunkSize(stored, shrink);
+  const x = Math.floor(crop.x / shrink);
+  const y = Math.floor(crop.y / shrink);
+  const right = Math.min(scaled.width, Math.ceil((crop.x + crop.width) / shrink));
+  const bottom = Math.min(scaled.height, Math.ceil((crop.y + crop.height) / shrink));
+  const region = { x, y, width: right - x, height: bottom - y };
+  // The crop's edges in the scaled picture; its right and bottom edges at the picture's are the scaled picture's.
+  const edge = (start: number, length: number, side: number, scaledSide: number) => (start + length === side ? scaledSide : (start + length) / shrink);
+  const shown = { x: crop.x / shrink - x, y: crop.y / shrink - y, width: edge(crop.x, crop.width, stored.width, scaled.width) - crop.x / shrink, height: edge(crop.y, crop.height, stored.height, scaled.height) - crop.y / shrink };
+  const exact = shown.x === 0 && shown.y === 0 && shown.width === region.width && shown.height === region.height;
+  return { shrink, region, shown: exact ? null : shown };
 }
 
 /**
@@ -493,6 +499,7 @@ function scaledStage(stage: StagePlan, factor: number): StagePlan {
     cut: cut && scaleRegion(cut, factor),
     pad: pad && { ...pad, box: scale(pad.box, factor), at: scaleRegion(pad.at, factor) },
     smart: smart && { ...smart, box: scale(smart.box, factor) },
+    shown: stage.shown,
   };
 }
 

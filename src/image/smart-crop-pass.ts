@@ -74,7 +74,10 @@ async function reducedPicture(plan: ProcessingPlan, profile: ColourProfile | nul
   let source = working(await decode(file, { shrink, region, lowMemory: plan.decode.lowMemory }, decoded), file.format.work.decode * shrink * shrink);
   source = toSrgbRows(source, profile);
   source = flattenRows(source, plan.flatten ? plan.background : BLACK);
-  if (decoded.width !== size.width || decoded.height !== size.height) source = resizeRows(source, size.width, size.height);
+  // A crop decoded at a shrink may show a part of the decoded pixels (plan.ts shrinkCropOnLoad).
+  const first = plan.stages[0];
+  const shown = region && first?.kind === 'resize' ? (first.shown ?? null) : null;
+  if (shown || decoded.width !== size.width || decoded.height !== size.height) source = resizeRows(source, size.width, size.height, null, shown);
   return collectPicture(source, meter);
 }
 

@@ -53,16 +53,20 @@ const cachedFilters = new Map<string, Contributions>();
 const CACHED_FILTERS = 8;
 const CACHED_FILTER_MAX_BYTES = 32 * 1024;
 
-/** `scale`: input pixels per output pixel, where it is not inSize / outSize (after a box step, resize.ts). */
-export function contributions(inSize: number, outSize: number, scale = inSize / outSize): Contributions {
-  const key = `${inSize} ${outSize} ${scale}`;
+/**
+ * `scale`: input pixels per output pixel, where it is not inSize / outSize (after a box step, or
+ * for a part of the input, resize.ts); `offset`: where in the input, in pixels, the output's first
+ * edge lies (0: at the input's).
+ */
+export function contributions(inSize: number, outSize: number, scale = inSize / outSize, offset = 0): Contributions {
+  const key = `${inSize} ${outSize} ${scale} ${offset}`;
   const cached = cachedFilters.get(key);
   if (cached) {
     cachedFilters.delete(key);
     cachedFilters.set(key, cached);
     return cached;
   }
-  const made = computeContributions(inSize, outSize, scale);
+  const made = computeContributions(inSize, outSize, scale, offset);
   if (made.weights.byteLength + made.start.byteLength + made.count.byteLength <= CACHED_FILTER_MAX_BYTES) {
     cachedFilters.set(key, made);
     if (cachedFilters.size > CACHED_FILTERS) cachedFilters.delete(cachedFilters.keys().next().value!);
@@ -70,7 +74,7 @@ export function contributions(inSize: number, outSize: number, scale = inSize / 
   return made;
 }
 
-function computeContributions(inSize: number, outSize: number, scale: number): Contributions {
+function computeContributions(inSize: number, outSize: number, scale: number, offset: number): Contributions {
   const filterScale = Math.max(1, scale);
   const support = LOBES * filterScale;
   const stride = Math.min(inSize, Math.ceil(2 * support) + 1);
@@ -81,7 +85,7 @@ function computeContributions(inSize: number, outSize: number, scale: number): C
   let taps = 0;
 
   for (let o = 0; o < outSize; o++) {
-    const centre = (o + 0.5) * scale - 0.5;
+    const centre = offset + (o + 0.5) * scale - 0.5;
     // Taps strictly inside (centre - support, centre + support); the kernel is 0 at the ends.
     const lo = Math.floor(centre - support) + 1;
     const hi = Math.ceil(centre + support) - 1;

@@ -41,24 +41,39 @@ interface Layout {
   windowRowPixels: number;
 }
 
+/**
+ * The part of the source a resize shows, in source pixels and fractions of them: a crop that lies
+ * between the pixels of a scaled decode (plan.ts shrinkCropOnLoad). Null: the whole source.
+ */
+export interface SourceWindow {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /** Output columns x..x+width-1 of a resize: what a following cut keeps (cover), so no other column is made. */
 export interface Columns {
   x: number;
   width: number;
 }
 
-function layout(from: Dimensions, to: Dimensions, opaque: boolean, columns: Columns | null = null): Layout {
-  const fx = opaque ? boxShrinkFactor(from.width, to.width) : 1;
-  const fy = opaque ? boxShrinkFactor(from.height, to.height) : 1;
+function layout(from: Dimensions, to: Dimensions, opaque: boolean, columns: Columns | null = null, window: SourceWindow | null = null): Layout {
+  const shown = window ?? { x: 0, y: 0, ...from };
+  const fx = opaque ? boxShrinkFactor(shown.width, to.width) : 1;
+  const fy = opaque ? boxShrinkFactor(shown.height, to.height) : 1;
   const box = fx > 1 || fy > 1 ? { fx, fy, width: Math.ceil(from.width / fx), height: Math.ceil(from.height / fy) } : null;
   const width = box ? box.width : from.width;
   const height = box ? box.height : from.height;
   // After the box step the input-per-output ratio stays the original one divided by the box
-  // (libvips' residual shrink): a last, partial box does not stretch the grid.
-  const allColumns = width !== to.width ? contributions(width, to.width, from.width / fx / to.width) : null;
+  // (libvips' residual shrink): a last, partial box does not stretch the grid. A window is that
+  // part of the source, wherever its edges fall.
+  const filtersColumns = width !== to.width || shown.x !== 0 || shown.width !== from.width;
+  const filtersRows = height !== to.height || shown.y !== 0 || shown.height !== from.height;
+  const allColumns = filtersColumns ? contributions(width, to.width, shown.width / fx / to.width, shown.x / fx) : null;
   const ch = allColumns && columns ? sliceContributions(allColumns, columns) : allColumns;
   const outWidth = ch && columns ? columns.width : to.width;
-  const cv = height !== to.height ? contributions(height, to.height, from.height / fy / to.height) : null;
+  const cv = filtersRows ? contributions(height, to.height, shown.height / fy / to.height, shown.y / fy) : null;
   const hFirst = ch !== null && cv !== null && horizontalFirst({ width, height }, { width: outWidth, height: to.height }, ch.taps, cv.taps, opaque);
   let maxTaps = 1;
   if (cv) for (let o = 0; o < to.height; o++) maxTaps = Math.max(maxTaps, cv.count[o]);
@@ -154,8 +169,9 @@ export class RowResizer {
     private readonly to: Dimensions,
     opaque: boolean,
     columns: Columns | null = null,
+    window: SourceWindow | null = null,
   ) {
-    const l = layout(from, to, opaque, columns);
+    const l = layout(from, to, opaque, columns, window);
     this.shrinker = l.box ? new BoxRowShrinker(from.width, l.box.fx, l.box.fy) : null;
     this.boxRow = l.box ? new Int32Array(l.box.width) : null;
     this.kernels = new LanczosKernels(kernelShape(l, to, opaque));
@@ -221,11 +237,12 @@ const BAND_ROWS = 16;
  * The resize stage: `source` resized to exactly width x height with Lanczos-3 (box step first for
  * large reductions of opaque sources). Bands of BAND_ROWS output rows. With `columns`, only those
  * columns of the result are made where the width changes (the source's width is then
- * columns.width; otherwise all are, and the caller cuts).
+ * columns.width; otherwise all are, and the caller cuts); with `window`, the result shows that
+ * part of the source.
  */
-export function resizeRows(source: RowSource, targetWidth: number, height: number, columns: Columns | null = null): RowSource {
+export function resizeRows(source: RowSource, targetWidth: number, height: number, columns: Columns | null = null, window: SourceWindow | null = null): RowSource {
   checkSize(targetWidth, height, source.width, source.height);
-  const resizer = new RowResizer(source, { width: targetWidth, height }, !source.alpha, columns);
+  const resizer = new RowResizer(source, { width: targetWidth, height }, !source.alpha, columns, window);
   const width = resizer.outWidth;
   const out = new Uint8Array(BAND_ROWS * width * 4);
   const scratch = resizeScratchBytes(source, { width: targetWidth, height }, !source.alpha, columns);

@@ -1,5 +1,6 @@
 import type { Orientation } from '../exif';
 import type { Colour, PixelLimits, Region, Step, Transform } from '../operations';
+import type { SourceWindow } from '../stages/resize';
 import type { Dimensions } from '../types';
 import { planCrop } from './crop';
 import { planResize } from './resize';
@@ -49,7 +50,15 @@ export type StagePlan =
   /** Only these rows and columns of the picture as it stands. */
   | { kind: 'crop'; region: Region }
   /** Lanczos-3 to `to`; cover then cuts `cut`, contain pads into `pad`. */
-  | { kind: 'resize'; to: Dimensions; cut: Region | null; pad: PadPlan | null; smart: SmartPlan | null }
+  | {
+      kind: 'resize';
+      to: Dimensions;
+      cut: Region | null;
+      pad: PadPlan | null;
+      smart: SmartPlan | null;
+      /** The part of its input it shows, where that falls between pixels (a crop decoded at a shrink, plan.ts shrinkCropOnLoad). */
+      shown?: SourceWindow | null;
+    }
   | { kind: 'blur'; sigma: number }
   | { kind: 'sharpen'; sigma: number }
   | { kind: 'grayscale' };
