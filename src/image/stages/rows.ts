@@ -140,7 +140,6 @@ export function pictureRows(picture: RgbaImage & { data: Uint8Array }, traits: P
   };
 }
 
-/** A stage that changes bands in place starts from this: everything as its source, then overrides. */
 /** `source` with its first band read now (and handed out again by the first `read()`). */
 export async function withFirstBand(source: RowSource): Promise<RowSource> {
   let first: Band | null | undefined = await source.read();
@@ -167,11 +166,7 @@ export function closedAtEnd(source: RowSource, onEnd: () => void): RowSource {
     upstream = null;
   };
   return {
-    width: source.width,
-    height: source.height,
-    model: source.model,
-    alpha: source.alpha,
-    grey: source.grey,
+    ...traitsOf(source),
     read: async () => {
       if (!upstream) return null;
       const band = await upstream.read();
@@ -186,13 +181,15 @@ export function closedAtEnd(source: RowSource, onEnd: () => void): RowSource {
   };
 }
 
+/** A source's size and what its bands hold. */
+function traitsOf({ width, height, model, alpha, grey }: RowSource): Pick<RowSource, 'width' | 'height' | 'model' | 'alpha' | 'grey'> {
+  return { width, height, model, alpha, grey };
+}
+
+/** A stage that changes bands in place starts from this: everything as its source, then overrides. */
 export function forward(source: RowSource): RowSource {
   return {
-    width: source.width,
-    height: source.height,
-    model: source.model,
-    alpha: source.alpha,
-    grey: source.grey,
+    ...traitsOf(source),
     read: () => source.read(),
     heldBytes: () => source.heldBytes(),
     close: () => source.close(),
