@@ -115,9 +115,8 @@ export function shrinkCropOnLoad(factors: readonly number[], stored: Dimensions,
  * buffer, whose overflow does), whose colour profile is a copy (colour/index.ts copies those up to
  * 1 MiB; a larger one stays a view of the file).
  */
-export function releasesInput(plan: ProcessingPlan): boolean {
-  if (plan.auto || plan.packedEncodeBytes !== undefined) return false;
-  if (FORMATS[plan.outputFormat].encodeCost(encodeFacts(plan)).finishing === undefined) return false;
+export function releasesInput(plan: ProcessingPlan, encoderFinishes = FORMATS[plan.outputFormat].encodeCost(encodeFacts(plan)).finishing !== undefined): boolean {
+  if (plan.auto || plan.packedEncodeBytes !== undefined || !encoderFinishes) return false;
   return !profileStaysInFile(plan.file.header.colour);
 }
 
@@ -179,7 +178,7 @@ export function memoryPlan(plan: ProcessingPlan): MemoryPlan {
     // A strip's stored region is decoded as a crop is (its band is at most the stored width).
     if (strips) stages += band(plan.stored.width);
   }
-  const run: MemoryPlan = { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder, releasesInput: releasesInput(plan) };
+  const run: MemoryPlan = { inputBytes: plan.inputBytes, decoder, stages, frame, frameInStrips: strips, afterFrame, encoder, releasesInput: releasesInput(plan, cost.finishing !== undefined) };
   if (!plan.auto || !isAutoFormat(plan.outputFormat)) return run;
   // Reading the encoder's input once more (a whole-picture score) holds the decoder and stages
   // again, and turns rows an encoder would have placed (a frame for orientations 3-8).
