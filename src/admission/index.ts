@@ -340,8 +340,8 @@ interface Waiting {
 /**
  * The longest a request waits for memory, from when the isolate first saw it: one expected to wait
  * longer is told so at once, and one still waiting then is told so then. Its 503 is to reach the
- * client within 2 s of being sent: under load a request reaches the isolate, and its answer the
- * client, a few hundred ms late (at 1.8 s, 503s arrived 1.9-2.1 s after they were sent).
+ * client within 2 s of being sent, and under load a request reaches the isolate, and its answer
+ * the client, a few hundred ms late.
  */
 export const MAX_WAIT_MS = 1_400;
 

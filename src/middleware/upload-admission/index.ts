@@ -27,7 +27,7 @@ const RUN_BYTES_PER_BODY_BYTE = 4;
 const READ_MS_PER_MB = 40;
 
 /** When an upload must have been let in for its run to be judged by the request's deadline. */
-export function uploadDeadline(arrivedAt: number, bodyBytes: number): number {
+function uploadDeadline(arrivedAt: number, bodyBytes: number): number {
   return arrivedAt + MAX_WAIT_MS - (bodyBytes / MEGABYTE) * READ_MS_PER_MB;
 }
 
